@@ -1,0 +1,1 @@
+//! Typed HTTP client for the /v1 API (used by cmd/ and tests).

@@ -1,0 +1,52 @@
+//! THE data model. Every layer (HTTP, state store, raft, scheduler, client, CLI) uses these
+//! types; serde names are Nomad's JSON field names, and fields are declared in the order Nomad
+//! prints them (Go's sorted-key JSON), so a struct serialises like Nomad's response.
+//!
+//! Durations are `i64` nanoseconds and times are `i64` Unix nanoseconds, as in Nomad's JSON.
+//! Blocks that no component interprets yet are kept as `serde_json::Value` so they round-trip
+//! faithfully; they get real types when the issue that executes them lands.
+
+pub mod alloc;
+pub mod client;
+pub mod eval;
+pub mod job;
+pub mod node;
+pub mod plan;
+
+pub use alloc::*;
+pub use eval::*;
+pub use job::*;
+pub use node::*;
+pub use plan::*;
+
+/// Nanoseconds per second, for `Duration` fields that are Go `time.Duration`s.
+pub const SECOND: i64 = 1_000_000_000;
+pub const MINUTE: i64 = 60 * SECOND;
+pub const HOUR: i64 = 60 * MINUTE;
+
+pub const DEFAULT_NAMESPACE: &str = "default";
+pub const DEFAULT_REGION: &str = "global";
+pub const DEFAULT_NODE_POOL: &str = "default";
+
+/// Current wall-clock time as Unix nanoseconds. Only edges (leader before proposing, client when
+/// recording an event) call this; the FSM and the scheduler take time as an argument.
+pub fn now_nanos() -> i64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// A new random ID in Nomad's UUID format.
+pub fn generate_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// First 8 characters of an ID, as the CLI prints it without `-verbose`.
+pub fn short_id(id: &str) -> &str {
+    match id.char_indices().nth(8) {
+        Some((i, _)) => &id[..i],
+        None => id,
+    }
+}

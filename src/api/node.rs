@@ -1,0 +1,206 @@
+//! Client nodes: identity, fingerprinted attributes, resources, drivers, status.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::job::NetworkResource;
+
+pub const NODE_STATUS_INIT: &str = "initializing";
+pub const NODE_STATUS_READY: &str = "ready";
+pub const NODE_STATUS_DOWN: &str = "down";
+pub const NODE_STATUS_DISCONNECTED: &str = "disconnected";
+
+pub const NODE_ELIGIBLE: &str = "eligible";
+pub const NODE_INELIGIBLE: &str = "ineligible";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Node {
+    pub attributes: BTreeMap<String, String>,
+    #[serde(rename = "CSIControllerPlugins")]
+    pub csi_controller_plugins: Option<Value>,
+    #[serde(rename = "CSINodePlugins")]
+    pub csi_node_plugins: Option<Value>,
+    pub cgroup_parent: String,
+    pub computed_class: String,
+    pub create_index: u64,
+    pub datacenter: String,
+    pub drain: bool,
+    pub drain_strategy: Option<Value>,
+    pub drivers: BTreeMap<String, DriverInfo>,
+    pub events: Vec<NodeEvent>,
+    #[serde(rename = "HTTPAddr")]
+    pub http_addr: String,
+    pub host_networks: Option<Value>,
+    pub host_volumes: Option<Value>,
+    #[serde(rename = "ID")]
+    pub id: String,
+    pub last_drain: Option<Value>,
+    pub links: BTreeMap<String, String>,
+    pub meta: BTreeMap<String, String>,
+    pub modify_index: u64,
+    pub name: String,
+    pub node_class: String,
+    pub node_pool: String,
+    pub node_resources: NodeResources,
+    pub reserved_resources: NodeReservedResources,
+    pub scheduling_eligibility: String,
+    /// Never leaves the server through the HTTP API: `http` blanks it.
+    #[serde(rename = "SecretID")]
+    pub secret_id: String,
+    pub status: String,
+    pub status_description: String,
+    /// Unix seconds, as Nomad's `StatusUpdatedAt`.
+    pub status_updated_at: i64,
+    #[serde(rename = "TLSEnabled")]
+    pub tls_enabled: bool,
+}
+
+impl Node {
+    pub fn ready(&self) -> bool {
+        self.status == NODE_STATUS_READY
+            && !self.drain
+            && self.scheduling_eligibility == NODE_ELIGIBLE
+    }
+
+    /// The IP the node advertises for task ports: the first host network's address.
+    pub fn address(&self) -> String {
+        self.node_resources
+            .networks
+            .iter()
+            .find(|n| !n.ip.is_empty())
+            .map(|n| n.ip.clone())
+            .unwrap_or_else(|| "127.0.0.1".to_string())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct DriverInfo {
+    pub attributes: BTreeMap<String, String>,
+    pub detected: bool,
+    pub health_description: String,
+    pub healthy: bool,
+    /// RFC 3339, as Nomad prints it.
+    pub update_time: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeEvent {
+    pub create_index: u64,
+    pub details: Option<BTreeMap<String, String>>,
+    pub message: String,
+    pub subsystem: String,
+    /// RFC 3339.
+    pub timestamp: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeResources {
+    pub cpu: NodeCpuResources,
+    pub devices: Option<Value>,
+    pub disk: NodeDiskResources,
+    pub max_dynamic_port: i32,
+    pub memory: NodeMemoryResources,
+    pub min_dynamic_port: i32,
+    pub networks: Vec<NetworkResource>,
+    pub node_networks: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeCpuResources {
+    pub cpu_shares: i64,
+    pub reservable_cpu_cores: Vec<u32>,
+    pub total_cpu_cores: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeDiskResources {
+    #[serde(rename = "DiskMB")]
+    pub disk_mb: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeMemoryResources {
+    #[serde(rename = "MemoryMB")]
+    pub memory_mb: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeReservedResources {
+    pub cpu: NodeReservedCpu,
+    pub disk: NodeDiskResources,
+    pub memory: NodeMemoryResources,
+    pub networks: NodeReservedNetworks,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeReservedCpu {
+    pub cpu_shares: i64,
+    pub reserved_cpu_cores: Option<Vec<u32>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeReservedNetworks {
+    pub reserved_host_ports: String,
+}
+
+/// One row of `GET /v1/nodes`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeListStub {
+    pub address: String,
+    pub create_index: u64,
+    pub datacenter: String,
+    pub drain: bool,
+    pub drivers: BTreeMap<String, DriverInfo>,
+    pub host_volumes: Option<Value>,
+    #[serde(rename = "ID")]
+    pub id: String,
+    pub last_drain: Option<Value>,
+    pub modify_index: u64,
+    pub name: String,
+    pub node_class: String,
+    pub node_pool: String,
+    pub scheduling_eligibility: String,
+    pub status: String,
+    pub status_description: String,
+    pub version: String,
+}
+
+impl NodeListStub {
+    pub fn from_node(node: &Node) -> Self {
+        NodeListStub {
+            address: node.address(),
+            create_index: node.create_index,
+            datacenter: node.datacenter.clone(),
+            drain: node.drain,
+            drivers: node.drivers.clone(),
+            host_volumes: node.host_volumes.clone(),
+            id: node.id.clone(),
+            last_drain: node.last_drain.clone(),
+            modify_index: node.modify_index,
+            name: node.name.clone(),
+            node_class: node.node_class.clone(),
+            node_pool: node.node_pool.clone(),
+            scheduling_eligibility: node.scheduling_eligibility.clone(),
+            status: node.status.clone(),
+            status_description: node.status_description.clone(),
+            version: node
+                .attributes
+                .get("nomad.version")
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The node agent: registration, heartbeats, alloc and task runners, fingerprinting.

@@ -1,0 +1,1 @@
+//! Task drivers: the Driver trait and raw_exec, mock.

@@ -1,0 +1,1 @@
+//! HCL2 jobspec -> api::Job.

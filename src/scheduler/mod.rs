@@ -1,0 +1,40 @@
+//! The scheduler: a pure function of (state snapshot, eval, time, seed) -> plan.
+//! It never writes state; the worker submits its plan to the plan applier.
+
+use std::sync::Arc;
+
+use crate::api::{Allocation, Evaluation, Job, Node, Plan};
+
+/// Read access to a consistent state snapshot. The state store's snapshot implements it;
+/// tests implement it over plain vectors.
+pub trait StateView: Send + Sync {
+    /// The raft index the snapshot reflects.
+    fn index(&self) -> u64;
+    fn job(&self, namespace: &str, id: &str) -> Option<Arc<Job>>;
+    fn node(&self, id: &str) -> Option<Arc<Node>>;
+    /// Every node, in ID order.
+    fn nodes(&self) -> Vec<Arc<Node>>;
+    fn allocs_by_job(&self, namespace: &str, job_id: &str) -> Vec<Arc<Allocation>>;
+    fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>>;
+}
+
+/// Inputs a scheduler run takes from outside, so runs are reproducible.
+#[derive(Debug, Clone, Copy)]
+pub struct SchedulerContext {
+    /// Unix nanoseconds, stamped on the allocs and evals the run creates.
+    pub now: i64,
+    /// Seeds the node shuffle and any other random choice.
+    pub seed: u64,
+}
+
+/// What one scheduler run decided.
+#[derive(Debug, Clone, Default)]
+pub struct SchedulerResult {
+    /// Allocs to stop and to place. May be a no-op.
+    pub plan: Plan,
+    /// The eval, updated: Status, StatusDescription, FailedTGAllocs, QueuedAllocations,
+    /// BlockedEval.
+    pub eval: Evaluation,
+    /// A new blocked eval when some placements failed for lack of capacity or feasibility.
+    pub blocked_eval: Option<Evaluation>,
+}

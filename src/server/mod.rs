@@ -1,0 +1,6 @@
+//! The server: raft, the state store, the FSM, endpoints and the leader's control loops.
+
+pub mod fsm;
+pub mod raft;
+pub mod rpc;
+pub mod state;

@@ -50,3 +50,10 @@ pub fn short_id(id: &str) -> &str {
         None => id,
     }
 }
+
+/// Unix nanoseconds as RFC 3339 with nanoseconds, UTC (`2026-12-02T13:13:41.034300764Z`), the
+/// way Nomad's JSON prints `time.Time`.
+pub fn format_rfc3339(nanos: i64) -> String {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    DateTime::<Utc>::from_timestamp_nanos(nanos).to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}

@@ -38,3 +38,5 @@ pub struct SchedulerResult {
     /// A new blocked eval when some placements failed for lack of capacity or feasibility.
     pub blocked_eval: Option<Evaluation>,
 }
+mod shim_generic;
+pub use shim_generic::*;

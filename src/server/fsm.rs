@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::{Allocation, Evaluation, Job, Node};
 
-/// One raft log entry's payload.
+/// One raft log entry's payload. Variants differ in size; entries are short-lived, so
+/// boxing the big ones would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Command {
     /// Register or update a job (the job is already canonicalized and versioned by the leader),
@@ -75,4 +77,138 @@ pub trait Fsm: Send + Sync + 'static {
     fn restore(&self, data: &[u8]) -> Result<(), String>;
     /// The index of the last applied command.
     fn last_applied(&self) -> u64;
+}
+
+use super::state::{StateSnapshot, StateStore};
+
+impl Fsm for StateStore {
+    fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse {
+        self.write(|s| {
+            s.set_index(index);
+            let error = apply_to(s, index, cmd).err().unwrap_or_default();
+            ApplyResponse { index, error }
+        })
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        StateStore::snapshot(self).to_bytes()
+    }
+
+    fn restore(&self, data: &[u8]) -> Result<(), String> {
+        let restored = StateSnapshot::from_bytes(data).map_err(|e| e.to_string())?;
+        self.write(|s| *s = restored);
+        Ok(())
+    }
+
+    fn last_applied(&self) -> u64 {
+        StateStore::snapshot(self).latest_index()
+    }
+}
+
+/// Apply one command to a private copy of the state. An `Err` is a request that cannot apply
+/// (e.g. an unknown node); it is reported to the proposer and changes nothing else.
+fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), String> {
+    match cmd {
+        Command::JobRegister {
+            job,
+            eval,
+            submit_time,
+        } => {
+            s.upsert_job(index, job.clone(), *submit_time);
+            if let Some(eval) = eval {
+                s.upsert_eval(index, eval.clone());
+            }
+            s.refresh_job(index, &(job.namespace.clone(), job.id.clone()));
+        }
+        Command::JobDeregister {
+            namespace,
+            job_id,
+            purge,
+            eval,
+            time,
+        } => {
+            let k = (namespace.clone(), job_id.clone());
+            if *purge {
+                s.delete_job(index, namespace, job_id);
+            } else if let Some(existing) = s.job_by_id(namespace, job_id) {
+                let mut job = (*existing).clone();
+                job.stop = true;
+                s.upsert_job(index, job, *time);
+            }
+            if let Some(eval) = eval {
+                s.upsert_eval(index, eval.clone());
+            }
+            s.refresh_job(index, &k);
+        }
+        Command::NodeRegister { node, time } => s.upsert_node(index, node.clone(), *time),
+        Command::NodeUpdateStatus {
+            node_id,
+            status,
+            evals,
+            time,
+        } => {
+            if !s.update_node_status(index, node_id, status, *time) {
+                return Err(format!("node {node_id} not found"));
+            }
+            for e in evals {
+                s.upsert_eval(index, e.clone());
+            }
+            for k in StateSnapshot::keys_of(&[], evals) {
+                s.refresh_job(index, &k);
+            }
+        }
+        Command::AllocClientUpdate {
+            allocs,
+            evals,
+            time,
+        } => {
+            // Client updates carry only IDs and client fields; the job comes from the store.
+            let updated: Vec<_> = allocs
+                .iter()
+                .filter_map(|a| s.update_alloc_from_client(index, a, *time))
+                .map(|a| (*a).clone())
+                .collect();
+            for e in evals {
+                s.upsert_eval(index, e.clone());
+            }
+            for k in StateSnapshot::keys_of(&updated, evals) {
+                s.refresh_job(index, &k);
+            }
+        }
+        Command::EvalUpsert { evals } => {
+            for e in evals {
+                s.upsert_eval(index, e.clone());
+            }
+            for k in StateSnapshot::keys_of(&[], evals) {
+                s.refresh_job(index, &k);
+            }
+        }
+        Command::ApplyPlan {
+            job,
+            stopped,
+            placed,
+            eval,
+            time,
+        } => {
+            for a in stopped {
+                let mut a = a.clone();
+                a.modify_time = *time;
+                s.upsert_alloc(index, a, None);
+            }
+            for a in placed {
+                let mut a = a.clone();
+                a.modify_time = *time;
+                s.upsert_alloc(index, a, job.as_ref());
+            }
+            let evals: Vec<_> = eval.iter().cloned().collect();
+            for e in &evals {
+                s.upsert_eval(index, e.clone());
+            }
+            let all: Vec<_> = stopped.iter().chain(placed.iter()).cloned().collect();
+            for k in StateSnapshot::keys_of(&all, &evals) {
+                s.refresh_job(index, &k);
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,6 +1,249 @@
 //! The server: raft, the state store, the FSM, endpoints and the leader's control loops.
+//!
+//! ```text
+//!  endpoints ──propose──> raft ──apply──> ServerFsm ──> StateStore (tables)
+//!                                            │
+//!                                            └─ new pending/blocked evals ─> leader: broker
+//!  worker: broker.dequeue -> snapshot -> scheduler -> plan_apply (re-check, propose) -> ack
+//! ```
+//! `Server` owns every long-lived task it starts and joins them on `shutdown`.
 
+pub mod endpoints;
+mod error;
+pub mod eval_broker;
 pub mod fsm;
+mod heartbeat;
+mod leader;
+mod plan_apply;
 pub mod raft;
 pub mod rpc;
+mod rpc_local;
 pub mod state;
+mod worker;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+pub use error::ServerError;
+pub use rpc_local::InProcessRpc;
+
+use eval_broker::EvalBroker;
+use fsm::{ApplyResponse, Command, Fsm};
+use heartbeat::Heartbeater;
+use raft::{RaftConfig, RaftHandle};
+use state::StateStore;
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub node_name: String,
+    pub region: String,
+    pub datacenter: String,
+    /// `None` in `-dev` without `-data-dir`: raft keeps its log in memory.
+    pub data_dir: Option<PathBuf>,
+    /// Advertised RPC address (raft peers).
+    pub rpc_addr: String,
+    /// Scheduler workers; Nomad defaults to one per core.
+    pub num_schedulers: usize,
+    pub bootstrap_expect: u32,
+    /// Nomad's `min_heartbeat_ttl` (10s) and `heartbeat_grace` (10s).
+    pub min_heartbeat_ttl: Duration,
+    pub heartbeat_grace: Duration,
+    pub max_heartbeats_per_second: f64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            node_name: "nomad".to_string(),
+            region: crate::api::DEFAULT_REGION.to_string(),
+            datacenter: "dc1".to_string(),
+            data_dir: None,
+            rpc_addr: "127.0.0.1:4647".to_string(),
+            num_schedulers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            bootstrap_expect: 1,
+            min_heartbeat_ttl: Duration::from_secs(10),
+            heartbeat_grace: Duration::from_secs(10),
+            max_heartbeats_per_second: 50.0,
+        }
+    }
+}
+
+/// A handle to the running server. Cheap to clone.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: ServerConfig,
+    state: Arc<StateStore>,
+    raft: RaftHandle,
+    broker: Arc<EvalBroker>,
+    heartbeats: Heartbeater,
+    blocked: leader::BlockedEvals,
+    plans: plan_apply::PlanQueue,
+    shutdown: CancellationToken,
+    tasks: Mutex<JoinSet<()>>,
+}
+
+/// The FSM raft drives: the state store, plus routing of the evals each command creates to
+/// the leader's broker. Routing happens after apply and never changes state.
+struct ServerFsm {
+    state: Arc<StateStore>,
+    evals: tokio::sync::mpsc::UnboundedSender<Vec<crate::api::Evaluation>>,
+}
+
+impl Fsm for ServerFsm {
+    fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse {
+        let resp = self.state.apply(index, cmd);
+        if resp.error.is_empty() {
+            let evals = leader::evals_to_route(cmd, &self.state.snapshot());
+            if !evals.is_empty() {
+                // The receiver lives as long as the server; a send error means shutdown.
+                let _ = self.evals.send(evals);
+            }
+        }
+        resp
+    }
+    fn snapshot(&self) -> Vec<u8> {
+        Fsm::snapshot(&*self.state)
+    }
+    fn restore(&self, data: &[u8]) -> Result<(), String> {
+        self.state.restore(data)
+    }
+    fn last_applied(&self) -> u64 {
+        self.state.last_applied()
+    }
+}
+
+impl Server {
+    /// Start raft (restoring state from `data_dir`), the plan applier, the workers and the
+    /// leadership loop.
+    pub async fn start(config: ServerConfig) -> Result<Server, ServerError> {
+        let state = Arc::new(StateStore::new());
+        let (eval_tx, eval_rx) = tokio::sync::mpsc::unbounded_channel();
+        let fsm = Arc::new(ServerFsm {
+            state: state.clone(),
+            evals: eval_tx,
+        });
+        let raft = RaftHandle::start(
+            RaftConfig {
+                node_id: 1,
+                addr: config.rpc_addr.clone(),
+                data_dir: config.data_dir.as_ref().map(|d| d.join("server")),
+                snapshot_logs: 8192,
+            },
+            fsm,
+        )
+        .await?;
+        let shutdown = CancellationToken::new();
+        let (plans, plan_rx) = plan_apply::PlanQueue::new();
+        let heartbeats = Heartbeater::new(&config);
+        let server = Server {
+            inner: Arc::new(Inner {
+                config,
+                state,
+                raft,
+                broker: Arc::new(EvalBroker::new()),
+                heartbeats,
+                blocked: leader::BlockedEvals::default(),
+                plans,
+                shutdown,
+                tasks: Mutex::new(JoinSet::new()),
+            }),
+        };
+        server.spawn(plan_apply::run(server.clone(), plan_rx));
+        server.spawn(leader::run(server.clone(), eval_rx));
+        server.spawn(heartbeat::run(server.clone()));
+        for i in 0..server.inner.config.num_schedulers.max(1) {
+            server.spawn(worker::run(server.clone(), i as u64));
+        }
+        Ok(server)
+    }
+
+    fn spawn(&self, fut: impl std::future::Future<Output = ()> + Send + 'static) {
+        if let Ok(mut tasks) = self.inner.tasks.lock() {
+            tasks.spawn(fut);
+        }
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.inner.config
+    }
+
+    pub fn state(&self) -> &Arc<StateStore> {
+        &self.inner.state
+    }
+
+    pub fn raft(&self) -> &RaftHandle {
+        &self.inner.raft
+    }
+
+    pub(crate) fn broker(&self) -> &Arc<EvalBroker> {
+        &self.inner.broker
+    }
+
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.inner.shutdown
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.inner.raft.is_leader()
+    }
+
+    /// Propose one command and wait until it is applied here.
+    pub async fn propose(&self, cmd: Command) -> Result<ApplyResponse, ServerError> {
+        if self.inner.shutdown.is_cancelled() {
+            return Err(ServerError::Shutdown);
+        }
+        let resp = self.inner.raft.propose(cmd).await?;
+        if !resp.error.is_empty() {
+            return Err(ServerError::Apply(resp.error));
+        }
+        Ok(resp)
+    }
+
+    /// Restart a node's heartbeat timer; returns the TTL to hand the client.
+    pub(crate) fn heartbeat_reset(&self, node_id: &str) -> Duration {
+        self.inner
+            .heartbeats
+            .reset(node_id, self.inner.state.snapshot().nodes_list().len())
+    }
+
+    pub(crate) fn heartbeats(&self) -> &Heartbeater {
+        &self.inner.heartbeats
+    }
+
+    /// Capacity changed (a node became ready, an alloc finished): blocked evals may now fit.
+    pub(crate) fn unblock_evals(&self, index: u64) {
+        leader::unblock(self, index);
+    }
+
+    pub(crate) fn plans(&self) -> &plan_apply::PlanQueue {
+        &self.inner.plans
+    }
+
+    /// The in-process `ServerRpc` for the dev agent's client.
+    pub fn rpc(&self) -> Arc<dyn rpc::ServerRpc> {
+        Arc::new(InProcessRpc::new(self.clone()))
+    }
+
+    /// Stop every loop, wait for them, then stop raft.
+    pub async fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+        let mut tasks = match self.inner.tasks.lock() {
+            Ok(mut t) => std::mem::take(&mut *t),
+            Err(_) => JoinSet::new(),
+        };
+        while tasks.join_next().await.is_some() {}
+        if let Err(e) = self.inner.raft.shutdown().await {
+            tracing::warn!(error = %e, "raft shutdown");
+        }
+    }
+}

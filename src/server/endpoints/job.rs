@@ -1,0 +1,161 @@
+//! Job.Register and Job.Deregister.
+
+use crate::api::*;
+use crate::jobspec;
+use crate::server::fsm::Command;
+use crate::server::{Server, ServerError};
+
+use super::format_warnings;
+
+/// Register (create or update) a job and create the eval that schedules it.
+pub async fn register(
+    server: &Server,
+    req: JobRegisterRequest,
+) -> Result<JobRegisterResponse, ServerError> {
+    let Some(mut job) = req.job else {
+        return Err(ServerError::BadRequest(
+            "missing job for registration".to_string(),
+        ));
+    };
+    jobspec::canonicalize(&mut job);
+    let warnings = jobspec::validate(&job).map_err(|e| ServerError::BadRequest(e.to_string()))?;
+
+    let snap = server.state().snapshot();
+    let existing = snap.job_by_id(&job.namespace, &job.id);
+    if req.enforce_index {
+        let current = existing.as_ref().map(|j| j.job_modify_index).unwrap_or(0);
+        if current != req.job_modify_index {
+            return Err(ServerError::Conflict(if req.job_modify_index == 0 {
+                format!(
+                    "Enforcing job modify index 0: job \"{}\" already exists",
+                    job.id
+                )
+            } else if existing.is_none() {
+                format!(
+                    "Enforcing job modify index {}: job does not exist",
+                    req.job_modify_index
+                )
+            } else {
+                format!(
+                    "Enforcing job modify index {}: job exists with conflicting job modify index: {current}",
+                    req.job_modify_index
+                )
+            }));
+        }
+    }
+
+    let now = now_nanos();
+    // Periodic and parameterized jobs are templates: they get no eval of their own.
+    let eval = (job.periodic.is_none() && job.parameterized_job.is_none()).then(|| Evaluation {
+        id: generate_id(),
+        namespace: job.namespace.clone(),
+        priority: job.priority,
+        r#type: job.r#type.clone(),
+        triggered_by: TRIGGER_JOB_REGISTER.to_string(),
+        job_id: job.id.clone(),
+        status: EVAL_STATUS_PENDING.to_string(),
+        create_time: now,
+        modify_time: now,
+        ..Default::default()
+    });
+
+    let changed = existing
+        .as_deref()
+        .is_none_or(|old| spec_changed(old, &job));
+    let resp = if changed {
+        server
+            .propose(Command::JobRegister {
+                job,
+                eval: eval.clone(),
+                submit_time: now,
+            })
+            .await?
+    } else if let Some(e) = &eval {
+        // Nothing to version: re-evaluate the job as it is (Nomad does the same).
+        server
+            .propose(Command::EvalUpsert {
+                evals: vec![e.clone()],
+            })
+            .await?
+    } else {
+        return Ok(JobRegisterResponse {
+            job_modify_index: existing.map(|j| j.job_modify_index).unwrap_or(0),
+            warnings: format_warnings(&warnings),
+            ..Default::default()
+        });
+    };
+    let job_modify_index = if changed {
+        resp.index
+    } else {
+        existing.map(|j| j.job_modify_index).unwrap_or(resp.index)
+    };
+    Ok(JobRegisterResponse {
+        eval_create_index: if eval.is_some() { resp.index } else { 0 },
+        eval_id: eval.map(|e| e.id).unwrap_or_default(),
+        index: resp.index,
+        job_modify_index,
+        known_leader: false,
+        last_contact: 0,
+        next_token: String::new(),
+        warnings: format_warnings(&warnings),
+    })
+}
+
+/// Stop a job (or purge it) and create the eval that stops its allocs.
+pub async fn deregister(
+    server: &Server,
+    namespace: &str,
+    job_id: &str,
+    purge: bool,
+) -> Result<JobDeregisterResponse, ServerError> {
+    let snap = server.state().snapshot();
+    let Some(job) = snap.job_by_id(namespace, job_id) else {
+        return Err(ServerError::NotFound("job not found".to_string()));
+    };
+    let now = now_nanos();
+    let eval = (job.periodic.is_none() && job.parameterized_job.is_none()).then(|| Evaluation {
+        id: generate_id(),
+        namespace: namespace.to_string(),
+        priority: job.priority,
+        r#type: job.r#type.clone(),
+        triggered_by: TRIGGER_JOB_DEREGISTER.to_string(),
+        job_id: job_id.to_string(),
+        status: EVAL_STATUS_PENDING.to_string(),
+        create_time: now,
+        modify_time: now,
+        ..Default::default()
+    });
+    let resp = server
+        .propose(Command::JobDeregister {
+            namespace: namespace.to_string(),
+            job_id: job_id.to_string(),
+            purge,
+            eval: eval.clone(),
+            time: now,
+        })
+        .await?;
+    Ok(JobDeregisterResponse {
+        eval_create_index: if eval.is_some() { resp.index } else { 0 },
+        eval_id: eval.map(|e| e.id).unwrap_or_default(),
+        index: resp.index,
+        job_modify_index: resp.index,
+        ..Default::default()
+    })
+}
+
+/// Whether `new` differs from `old` in anything the user wrote (Nomad's Job.SpecChanged):
+/// server-maintained fields are ignored.
+pub fn spec_changed(old: &Job, new: &Job) -> bool {
+    let strip = |j: &Job| Job {
+        create_index: 0,
+        modify_index: 0,
+        job_modify_index: 0,
+        version: 0,
+        status: String::new(),
+        status_description: String::new(),
+        stable: false,
+        submit_time: 0,
+        ..j.clone()
+    };
+    strip(old) != strip(new)
+}

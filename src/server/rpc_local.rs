@@ -1,0 +1,71 @@
+//! `ServerRpc` for a client in the same process as the server (the dev agent).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::endpoints::node;
+use super::rpc::{ClientAllocs, NodeUpdateResponse, RpcError, ServerRpc};
+use super::{Server, ServerError};
+use crate::api::{Allocation, Node};
+
+pub struct InProcessRpc {
+    server: Server,
+}
+
+impl InProcessRpc {
+    pub fn new(server: Server) -> Self {
+        InProcessRpc { server }
+    }
+}
+
+fn to_rpc(node_id: &str, e: ServerError) -> RpcError {
+    match e {
+        ServerError::NotFound(_) => RpcError::UnknownNode(node_id.to_string()),
+        ServerError::BadRequest(m) | ServerError::Conflict(m) => RpcError::Invalid(m),
+        ServerError::NoLeader => RpcError::NoLeader,
+        ServerError::Shutdown => RpcError::Shutdown,
+        other => RpcError::Internal(other.to_string()),
+    }
+}
+
+#[async_trait]
+impl ServerRpc for InProcessRpc {
+    async fn node_register(&self, n: Node) -> Result<NodeUpdateResponse, RpcError> {
+        let id = n.id.clone();
+        node::register(&self.server, n)
+            .await
+            .map_err(|e| to_rpc(&id, e))
+    }
+
+    async fn node_update_status(
+        &self,
+        node_id: &str,
+        status: &str,
+    ) -> Result<NodeUpdateResponse, RpcError> {
+        node::update_status(&self.server, node_id, status)
+            .await
+            .map_err(|e| to_rpc(node_id, e))
+    }
+
+    async fn node_update_alloc(
+        &self,
+        node_id: &str,
+        allocs: Vec<Allocation>,
+    ) -> Result<u64, RpcError> {
+        node::update_alloc(&self.server, node_id, allocs)
+            .await
+            .map_err(|e| to_rpc(node_id, e))
+    }
+
+    async fn node_get_client_allocs(
+        &self,
+        node_id: &str,
+        min_index: u64,
+        timeout: Duration,
+    ) -> Result<ClientAllocs, RpcError> {
+        node::get_client_allocs(&self.server, node_id, min_index, timeout)
+            .await
+            .map_err(|e| to_rpc(node_id, e))
+    }
+}

@@ -1,0 +1,127 @@
+//! Serialising the whole state for raft snapshots, and restoring it.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{key, StateSnapshot, Table};
+use crate::api::{Allocation, Evaluation, Job, JobSummary, Node};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PersistError {
+    #[error("state snapshot is not valid: {0}")]
+    Decode(#[from] serde_json::Error),
+}
+
+/// The on-disk form: plain lists. Alloc jobs are stored once per version (in `job_versions`)
+/// and re-attached on restore, so a snapshot does not repeat a job for each of its allocs.
+#[derive(Serialize, Deserialize)]
+struct Persisted {
+    index: u64,
+    table_index: Vec<(Table, u64)>,
+    jobs: Vec<Job>,
+    job_versions: Vec<Job>,
+    job_summaries: Vec<JobSummary>,
+    nodes: Vec<Node>,
+    allocs: Vec<Allocation>,
+    evals: Vec<Evaluation>,
+}
+
+impl StateSnapshot {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let p = Persisted {
+            index: self.index,
+            table_index: self.table_index.iter().map(|(t, i)| (*t, *i)).collect(),
+            jobs: self.jobs.values().map(|j| (**j).clone()).collect(),
+            job_versions: self.job_versions.values().map(|j| (**j).clone()).collect(),
+            job_summaries: self.job_summaries.values().map(|s| (**s).clone()).collect(),
+            nodes: self.nodes.values().map(|n| (**n).clone()).collect(),
+            allocs: self
+                .allocs
+                .values()
+                .map(|a| {
+                    let mut a = (**a).clone();
+                    // Keep only a reference when the version table has this job.
+                    if let Some(j) = &a.job {
+                        if self.job_versions.contains_key(&(
+                            j.namespace.clone(),
+                            j.id.clone(),
+                            j.version,
+                        )) {
+                            a.job = Some(Arc::new(Job {
+                                namespace: j.namespace.clone(),
+                                id: j.id.clone(),
+                                version: j.version,
+                                ..Default::default()
+                            }));
+                        }
+                    }
+                    a
+                })
+                .collect(),
+            evals: self.evals.values().map(|e| (**e).clone()).collect(),
+        };
+        // Serialising plain data structures cannot fail.
+        serde_json::to_vec(&p).unwrap_or_default()
+    }
+
+    pub fn from_bytes(data: &[u8]) -> Result<StateSnapshot, PersistError> {
+        let p: Persisted = serde_json::from_slice(data)?;
+        let mut s = StateSnapshot {
+            index: p.index,
+            ..Default::default()
+        };
+        for (t, i) in p.table_index {
+            s.table_index.insert(t, i);
+        }
+        for j in p.job_versions {
+            s.job_versions
+                .insert((j.namespace.clone(), j.id.clone(), j.version), Arc::new(j));
+        }
+        for j in p.jobs {
+            let k = key(&j.namespace, &j.id);
+            let shared = s
+                .job_versions
+                .get(&(k.0.clone(), k.1.clone(), j.version))
+                .cloned();
+            s.jobs.insert(
+                k,
+                shared.filter(|v| **v == j).unwrap_or_else(|| Arc::new(j)),
+            );
+        }
+        for sum in p.job_summaries {
+            s.job_summaries
+                .insert(key(&sum.namespace, &sum.job_id), Arc::new(sum));
+        }
+        for n in p.nodes {
+            s.nodes.insert(n.id.clone(), Arc::new(n));
+        }
+        for mut a in p.allocs {
+            if let Some(j) = &a.job {
+                if let Some(full) =
+                    s.job_versions
+                        .get(&(j.namespace.clone(), j.id.clone(), j.version))
+                {
+                    a.job = Some(full.clone());
+                }
+            }
+            s.allocs_by_node
+                .entry(a.node_id.clone())
+                .or_default()
+                .insert(a.id.clone());
+            s.allocs_by_job
+                .entry(key(&a.namespace, &a.job_id))
+                .or_default()
+                .insert(a.id.clone());
+            s.allocs.insert(a.id.clone(), Arc::new(a));
+        }
+        for e in p.evals {
+            s.evals_by_job
+                .entry(key(&e.namespace, &e.job_id))
+                .or_default()
+                .insert(e.id.clone());
+            s.evals.insert(e.id.clone(), Arc::new(e));
+        }
+        Ok(s)
+    }
+}

@@ -1,0 +1,289 @@
+//! FSM apply against the state store: indexes, versions, summaries, job status, snapshots.
+
+use std::sync::Arc;
+
+use super::{StateStore, Table};
+use crate::api::*;
+use crate::server::fsm::{Command, Fsm};
+
+fn job(id: &str) -> Job {
+    Job {
+        id: id.to_string(),
+        name: id.to_string(),
+        namespace: "default".to_string(),
+        r#type: "service".to_string(),
+        priority: 50,
+        task_groups: vec![TaskGroup {
+            name: "web".to_string(),
+            count: 1,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn eval(id: &str, job_id: &str, status: &str) -> Evaluation {
+    Evaluation {
+        id: id.to_string(),
+        namespace: "default".to_string(),
+        job_id: job_id.to_string(),
+        status: status.to_string(),
+        ..Default::default()
+    }
+}
+
+fn alloc(id: &str, job: &Arc<Job>, node: &str) -> Allocation {
+    Allocation {
+        id: id.to_string(),
+        namespace: job.namespace.clone(),
+        job_id: job.id.clone(),
+        job: Some(job.clone()),
+        task_group: "web".to_string(),
+        name: format!("{}.web[0]", job.id),
+        node_id: node.to_string(),
+        desired_status: ALLOC_DESIRED_RUN.to_string(),
+        client_status: ALLOC_CLIENT_PENDING.to_string(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn job_register_sets_indexes_versions_and_summary() {
+    let store = StateStore::new();
+    let r = store.apply(
+        5,
+        &Command::JobRegister {
+            job: job("web"),
+            eval: Some(eval("e1", "web", "pending")),
+            submit_time: 7,
+        },
+    );
+    assert_eq!(r.error, "");
+    let s = store.snapshot();
+    let j = s.job_by_id("default", "web").expect("job stored");
+    assert_eq!(
+        (
+            j.create_index,
+            j.modify_index,
+            j.job_modify_index,
+            j.version,
+            j.submit_time
+        ),
+        (5, 5, 5, 0, 7)
+    );
+    assert_eq!(j.status, JOB_STATUS_PENDING);
+    assert_eq!(s.table_index(Table::Jobs), 5);
+    assert_eq!(
+        s.job_summary("default", "web")
+            .expect("summary")
+            .summary
+            .keys()
+            .collect::<Vec<_>>(),
+        vec!["web"]
+    );
+    assert_eq!(s.evals_for_job("default", "web").len(), 1);
+
+    let mut changed = job("web");
+    changed.priority = 70;
+    store.apply(
+        6,
+        &Command::JobRegister {
+            job: changed,
+            eval: None,
+            submit_time: 8,
+        },
+    );
+    let s = store.snapshot();
+    let j = s.job_by_id("default", "web").expect("job stored");
+    assert_eq!((j.create_index, j.modify_index, j.version), (5, 6, 1));
+    assert_eq!(
+        s.job_versions("default", "web")
+            .iter()
+            .map(|j| j.version)
+            .collect::<Vec<_>>(),
+        vec![1, 0]
+    );
+}
+
+#[test]
+fn plan_and_client_updates_drive_summary_and_job_status() {
+    let store = StateStore::new();
+    store.apply(
+        1,
+        &Command::JobRegister {
+            job: job("web"),
+            eval: Some(eval("e1", "web", "pending")),
+            submit_time: 1,
+        },
+    );
+    let j = store.snapshot().job_by_id("default", "web").expect("job");
+    let mut done = eval("e1", "web", EVAL_STATUS_COMPLETE);
+    done.queued_allocations = Some([("web".to_string(), 0)].into());
+    store.apply(2, &Command::EvalUpsert { evals: vec![done] });
+    store.apply(
+        3,
+        &Command::ApplyPlan {
+            job: Some(j.clone()),
+            stopped: vec![],
+            placed: vec![Allocation {
+                job: None,
+                ..alloc("a1", &j, "n1")
+            }],
+            eval: None,
+            time: 10,
+        },
+    );
+    let s = store.snapshot();
+    let a = s.alloc_by_id("a1").expect("alloc placed");
+    assert!(
+        Arc::ptr_eq(a.job.as_ref().expect("job attached"), &j),
+        "allocs share the version's job"
+    );
+    assert_eq!((a.create_index, a.alloc_modify_index), (3, 3));
+    assert_eq!(s.allocs_for_node("n1").len(), 1);
+    assert_eq!(
+        s.job_by_id("default", "web").expect("job").status,
+        JOB_STATUS_RUNNING
+    );
+    assert_eq!(
+        s.job_summary("default", "web").expect("summary").summary["web"].starting,
+        1
+    );
+
+    let update = Allocation {
+        id: "a1".to_string(),
+        client_status: ALLOC_CLIENT_RUNNING.to_string(),
+        client_description: "Tasks are running".to_string(),
+        ..Default::default()
+    };
+    store.apply(
+        4,
+        &Command::AllocClientUpdate {
+            allocs: vec![update],
+            evals: vec![],
+            time: 11,
+        },
+    );
+    let s = store.snapshot();
+    let a = s.alloc_by_id("a1").expect("alloc");
+    assert_eq!(a.client_status, ALLOC_CLIENT_RUNNING);
+    assert_eq!(
+        a.alloc_modify_index, 3,
+        "client updates do not move AllocModifyIndex"
+    );
+    assert_eq!(a.task_group, "web", "server fields are kept");
+    let tg = &s.job_summary("default", "web").expect("summary").summary["web"];
+    assert_eq!((tg.starting, tg.running), (0, 1));
+
+    // Stop: the alloc is server-terminal, so the job is dead at once (as in Nomad).
+    store.apply(
+        5,
+        &Command::JobDeregister {
+            namespace: "default".into(),
+            job_id: "web".into(),
+            purge: false,
+            eval: Some(eval("e2", "web", "pending")),
+            time: 12,
+        },
+    );
+    let mut stop = (*store.snapshot().alloc_by_id("a1").expect("alloc")).clone();
+    stop.desired_status = ALLOC_DESIRED_STOP.to_string();
+    store.apply(
+        6,
+        &Command::ApplyPlan {
+            job: None,
+            stopped: vec![stop],
+            placed: vec![],
+            eval: None,
+            time: 13,
+        },
+    );
+    store.apply(
+        7,
+        &Command::EvalUpsert {
+            evals: vec![eval("e2", "web", EVAL_STATUS_COMPLETE)],
+        },
+    );
+    let s = store.snapshot();
+    let j = s.job_by_id("default", "web").expect("job");
+    assert!(j.stop);
+    assert_eq!(j.status, JOB_STATUS_DEAD);
+    assert_eq!(
+        s.alloc_by_id("a1").expect("alloc").job_version(),
+        0,
+        "a stopped alloc keeps its version"
+    );
+}
+
+#[test]
+fn unknown_node_status_update_is_an_error_and_changes_nothing() {
+    let store = StateStore::new();
+    let r = store.apply(
+        1,
+        &Command::NodeUpdateStatus {
+            node_id: "x".into(),
+            status: "down".into(),
+            evals: vec![],
+            time: 0,
+        },
+    );
+    assert_eq!(r.error, "node x not found");
+    assert!(store.snapshot().nodes_list().is_empty());
+}
+
+#[test]
+fn snapshot_round_trip_restores_everything() {
+    let store = StateStore::new();
+    store.apply(
+        1,
+        &Command::JobRegister {
+            job: job("web"),
+            eval: Some(eval("e1", "web", "pending")),
+            submit_time: 1,
+        },
+    );
+    let node = Node {
+        id: "n1".into(),
+        name: "n1".into(),
+        datacenter: "dc1".into(),
+        status: "ready".into(),
+        ..Default::default()
+    };
+    store.apply(
+        2,
+        &Command::NodeRegister {
+            node,
+            time: 1_000_000_000,
+        },
+    );
+    let j = store.snapshot().job_by_id("default", "web").expect("job");
+    store.apply(
+        3,
+        &Command::ApplyPlan {
+            job: Some(j.clone()),
+            stopped: vec![],
+            placed: vec![alloc("a1", &j, "n1")],
+            eval: None,
+            time: 2,
+        },
+    );
+
+    let bytes = Fsm::snapshot(&store);
+    let restored = StateStore::new();
+    restored.restore(&bytes).expect("restore");
+    let (a, b) = (store.snapshot(), restored.snapshot());
+    assert_eq!(b.latest_index(), 3);
+    assert_eq!(a.jobs(None), b.jobs(None));
+    assert_eq!(a.nodes_list(), b.nodes_list());
+    assert_eq!(a.allocs(None), b.allocs(None));
+    assert_eq!(a.evals(None), b.evals(None));
+    assert_eq!(b.allocs_for_node("n1").len(), 1);
+    assert_eq!(b.table_index(Table::Allocs), 3);
+    let restored_alloc = b.alloc_by_id("a1").expect("alloc");
+    let shared = b.job_version("default", "web", 0).expect("version");
+    assert!(Arc::ptr_eq(
+        restored_alloc.job.as_ref().expect("job"),
+        &shared
+    ));
+    assert!(restored.restore(b"not json").is_err());
+}

@@ -1,0 +1,278 @@
+//! Mutations of a `StateSnapshot`. Called only from the FSM's apply, with the raft index the
+//! change belongs to; each keeps the secondary indexes and table indexes in step.
+
+use std::sync::Arc;
+
+use super::{key, JobKey, StateSnapshot, Table};
+use crate::api::{Allocation, Evaluation, Job, JobSummary, Node, NodeEvent};
+
+impl StateSnapshot {
+    pub(crate) fn set_index(&mut self, index: u64) {
+        self.index = index;
+    }
+
+    fn touch(&mut self, table: Table, index: u64) {
+        self.table_index.insert(table, index);
+    }
+
+    /// Insert or update a job. The version is bumped when an existing job changes, so every
+    /// server computes the same version from the same log.
+    pub(crate) fn upsert_job(&mut self, index: u64, mut job: Job, submit_time: i64) -> Arc<Job> {
+        let k = key(&job.namespace, &job.id);
+        match self.jobs.get(&k) {
+            Some(existing) => {
+                job.create_index = existing.create_index;
+                job.version = existing.version + 1;
+            }
+            None => {
+                job.create_index = index;
+                job.version = 0;
+            }
+        }
+        job.modify_index = index;
+        job.job_modify_index = index;
+        job.submit_time = submit_time;
+        job.stable = false;
+        job.status = self.job_status(&job);
+        let job = Arc::new(job);
+        self.jobs.insert(k.clone(), job.clone());
+        self.job_versions
+            .insert((k.0.clone(), k.1.clone(), job.version), job.clone());
+        self.touch(Table::Jobs, index);
+        self.touch(Table::JobVersions, index);
+        self.ensure_summary(index, &job);
+        job
+    }
+
+    pub(crate) fn delete_job(&mut self, index: u64, ns: &str, id: &str) {
+        let k = key(ns, id);
+        if self.jobs.remove(&k).is_none() {
+            return;
+        }
+        let versions: Vec<_> = self
+            .job_versions
+            .range((ns.to_string(), id.to_string(), 0)..=(ns.to_string(), id.to_string(), u64::MAX))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for v in versions {
+            self.job_versions.remove(&v);
+        }
+        self.job_summaries.remove(&k);
+        self.touch(Table::Jobs, index);
+        self.touch(Table::JobVersions, index);
+        self.touch(Table::JobSummaries, index);
+    }
+
+    pub(crate) fn upsert_node(&mut self, index: u64, mut node: Node, time: i64) {
+        match self.nodes.get(&node.id) {
+            Some(existing) => {
+                node.create_index = existing.create_index;
+                let mut events = existing.events.clone();
+                if existing.status != node.status {
+                    events.push(node_event(index, "Node re-registered", time));
+                }
+                node.events = trim_events(events);
+            }
+            None => {
+                node.create_index = index;
+                node.events = vec![node_event(index, "Node registered", time)];
+            }
+        }
+        node.modify_index = index;
+        self.nodes.insert(node.id.clone(), Arc::new(node));
+        self.touch(Table::Nodes, index);
+    }
+
+    /// Returns false when the node does not exist.
+    pub(crate) fn update_node_status(
+        &mut self,
+        index: u64,
+        node_id: &str,
+        status: &str,
+        time: i64,
+    ) -> bool {
+        let Some(existing) = self.nodes.get(node_id) else {
+            return false;
+        };
+        if existing.status == status {
+            return true;
+        }
+        let mut node = (**existing).clone();
+        let mut events = node.events.clone();
+        events.push(node_event(
+            index,
+            &format!("Node status changed to {status}"),
+            time,
+        ));
+        node.events = trim_events(events);
+        node.status = status.to_string();
+        node.status_updated_at = time / 1_000_000_000;
+        node.modify_index = index;
+        self.nodes.insert(node.id.clone(), Arc::new(node));
+        self.touch(Table::Nodes, index);
+        true
+    }
+
+    /// Insert or replace an alloc as the server sees it (plans). An alloc without a job gets
+    /// `job` (the plan's job, for placements) or keeps the one it had (stops); either way the
+    /// `Arc` is the version table's, so allocs of one version share one job.
+    pub(crate) fn upsert_alloc(
+        &mut self,
+        index: u64,
+        mut alloc: Allocation,
+        job: Option<&Arc<Job>>,
+    ) {
+        let existing = self.allocs.get(&alloc.id).cloned();
+        if let Some(existing) = &existing {
+            alloc.create_index = existing.create_index;
+            alloc.create_time = existing.create_time;
+            // The client owns these; a plan sets them only to mark an alloc lost.
+            if alloc.client_status.is_empty() {
+                alloc.client_status = existing.client_status.clone();
+                alloc.client_description = existing.client_description.clone();
+            }
+            if alloc.task_states.is_none() {
+                alloc.task_states = existing.task_states.clone();
+            }
+        } else {
+            alloc.create_index = index;
+        }
+        if alloc.job.is_none() {
+            alloc.job = job
+                .cloned()
+                .or_else(|| existing.and_then(|e| e.job.clone()));
+        }
+        if let Some(j) = &alloc.job {
+            if let Some(shared) =
+                self.job_versions
+                    .get(&(j.namespace.clone(), j.id.clone(), j.version))
+            {
+                alloc.job = Some(shared.clone());
+            }
+        }
+        alloc.modify_index = index;
+        alloc.alloc_modify_index = index;
+        self.index_alloc(&alloc);
+        self.allocs.insert(alloc.id.clone(), Arc::new(alloc));
+        self.touch(Table::Allocs, index);
+    }
+
+    fn index_alloc(&mut self, alloc: &Allocation) {
+        let by_node = self
+            .allocs_by_node
+            .entry(alloc.node_id.clone())
+            .or_default();
+        by_node.insert(alloc.id.clone());
+        let by_job = self
+            .allocs_by_job
+            .entry(key(&alloc.namespace, &alloc.job_id))
+            .or_default();
+        by_job.insert(alloc.id.clone());
+    }
+
+    /// Merge a client's report into an alloc: only client-owned fields are taken.
+    /// Returns the updated alloc, or None if the alloc is unknown.
+    pub(crate) fn update_alloc_from_client(
+        &mut self,
+        index: u64,
+        update: &Allocation,
+        time: i64,
+    ) -> Option<Arc<Allocation>> {
+        let existing = self.allocs.get(&update.id)?;
+        let mut alloc = (**existing).clone();
+        alloc.client_status = update.client_status.clone();
+        alloc.client_description = update.client_description.clone();
+        if update.task_states.is_some() {
+            alloc.task_states = update.task_states.clone();
+        }
+        if update.network_status.is_some() {
+            alloc.network_status = update.network_status.clone();
+        }
+        if update.deployment_status.is_some() {
+            alloc.deployment_status = update.deployment_status.clone();
+        }
+        alloc.modify_index = index;
+        alloc.modify_time = time;
+        let alloc = Arc::new(alloc);
+        self.allocs.insert(alloc.id.clone(), alloc.clone());
+        self.touch(Table::Allocs, index);
+        Some(alloc)
+    }
+
+    pub(crate) fn upsert_eval(&mut self, index: u64, mut eval: Evaluation) {
+        match self.evals.get(&eval.id) {
+            Some(existing) => eval.create_index = existing.create_index,
+            None => eval.create_index = index,
+        }
+        eval.modify_index = index;
+        let k = key(&eval.namespace, &eval.job_id);
+        self.evals_by_job
+            .entry(k.clone())
+            .or_default()
+            .insert(eval.id.clone());
+        if let Some(queued) = &eval.queued_allocations {
+            self.set_queued(index, &k, queued);
+        }
+        self.evals.insert(eval.id.clone(), Arc::new(eval));
+        self.touch(Table::Evals, index);
+    }
+
+    /// Recompute a job's status and summary after its allocs or evals changed.
+    pub(crate) fn refresh_job(&mut self, index: u64, k: &JobKey) {
+        let Some(job) = self.jobs.get(k).cloned() else {
+            return;
+        };
+        let status = self.job_status(&job);
+        if status != job.status {
+            let mut j = (*job).clone();
+            j.status = status;
+            j.modify_index = index;
+            // Only the jobs table follows the status; the version entry stays the job as
+            // registered, which the allocs of that version share.
+            self.jobs.insert(k.clone(), Arc::new(j));
+            self.touch(Table::Jobs, index);
+        }
+        self.recount_summary(index, k);
+    }
+
+    fn ensure_summary(&mut self, index: u64, job: &Job) {
+        let k = key(&job.namespace, &job.id);
+        let mut summary = self
+            .job_summaries
+            .get(&k)
+            .map(|s| (**s).clone())
+            .unwrap_or_else(|| JobSummary {
+                job_id: job.id.clone(),
+                namespace: job.namespace.clone(),
+                create_index: index,
+                ..Default::default()
+            });
+        for tg in &job.task_groups {
+            summary.summary.entry(tg.name.clone()).or_default();
+        }
+        summary
+            .summary
+            .retain(|name, _| job.lookup_task_group(name).is_some());
+        summary.modify_index = index;
+        self.job_summaries.insert(k, Arc::new(summary));
+        self.touch(Table::JobSummaries, index);
+    }
+}
+
+fn node_event(index: u64, message: &str, time: i64) -> NodeEvent {
+    NodeEvent {
+        create_index: index,
+        details: None,
+        message: message.to_string(),
+        subsystem: "Cluster".to_string(),
+        timestamp: crate::api::format_rfc3339(time),
+    }
+}
+
+/// Nomad keeps the last 10 node events.
+fn trim_events(mut events: Vec<NodeEvent>) -> Vec<NodeEvent> {
+    if events.len() > 10 {
+        events.drain(..events.len() - 10);
+    }
+    events
+}

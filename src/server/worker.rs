@@ -1,0 +1,120 @@
+//! Scheduler workers: take an eval from the broker, schedule it on a snapshot at least as new
+//! as the eval, submit the plan, retry on a partial commit with fresher state, then record the
+//! eval's outcome and ack it.
+
+use std::hash::{Hash, Hasher};
+use std::time::Duration;
+
+use super::fsm::Command;
+use super::{Server, ServerError};
+use crate::api::{now_nanos, Evaluation, EVAL_STATUS_FAILED};
+use crate::scheduler::{self, SchedulerContext};
+
+/// How many times a partially committed plan is re-planned before the eval is given up on
+/// (Nomad's maxServiceScheduleAttempts).
+const MAX_ATTEMPTS: usize = 5;
+const SCHEDULER_TYPES: &[&str] = &["service", "batch", "system", "sysbatch", "_core"];
+
+pub(crate) async fn run(server: Server, worker_id: u64) {
+    loop {
+        let next = tokio::select! {
+            _ = server.shutdown_token().cancelled() => return,
+            next = server.broker().dequeue(SCHEDULER_TYPES, Duration::from_millis(500)) => next,
+        };
+        let Some((eval, token)) = next else { continue };
+        let eval_id = eval.id.clone();
+        match process(&server, eval).await {
+            Ok(()) => {
+                if let Err(e) = server.broker().ack(&eval_id, &token) {
+                    tracing::warn!(worker_id, eval_id = %eval_id, error = %e, "eval ack failed");
+                }
+            }
+            Err(e) => {
+                tracing::error!(worker_id, eval_id = %eval_id, error = %e, "eval processing failed");
+                if let Err(e) = server.broker().nack(&eval_id, &token) {
+                    tracing::warn!(worker_id, eval_id = %eval_id, error = %e, "eval nack failed");
+                }
+            }
+        }
+    }
+}
+
+/// A seed derived from the eval ID: the same eval schedules the same way on every attempt.
+fn seed_for(eval: &Evaluation) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    eval.id.hash(&mut h);
+    h.finish()
+}
+
+async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
+    let state = server.state();
+    let mut snap = state
+        .wait_for_index(eval.modify_index, Duration::from_secs(5))
+        .await
+        .ok_or_else(|| {
+            ServerError::Apply(format!("state did not reach index {}", eval.modify_index))
+        })?;
+    let mut outcome = None;
+    for _ in 0..MAX_ATTEMPTS {
+        let ctx = SchedulerContext {
+            now: now_nanos(),
+            seed: seed_for(&eval),
+        };
+        let mut result = match scheduler::process_eval(&eval, &*snap, ctx) {
+            Ok(r) => r,
+            Err(e) => {
+                let mut failed = eval.clone();
+                failed.status = EVAL_STATUS_FAILED.to_string();
+                failed.status_description = e.to_string();
+                failed.modify_time = now_nanos();
+                server
+                    .propose(Command::EvalUpsert {
+                        evals: vec![failed],
+                    })
+                    .await?;
+                return Ok(());
+            }
+        };
+        if result.plan.is_no_op() {
+            outcome = Some(result);
+            break;
+        }
+        result.plan.snapshot_index = snap.latest_index();
+        let plan = result.plan.clone();
+        let committed = server.plans().submit(plan.clone()).await?;
+        if committed.full_commit(&plan) {
+            outcome = Some(result);
+            break;
+        }
+        // Some nodes filled up under us: schedule again on the state that includes the commit.
+        let want = committed.refresh_index.max(committed.alloc_index);
+        snap = state
+            .wait_for_index(want, Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|| state.snapshot());
+    }
+    let evals = match outcome {
+        Some(result) => {
+            let mut evals = vec![result.eval];
+            evals.extend(result.blocked_eval);
+            evals
+        }
+        None => {
+            let mut failed = eval.clone();
+            failed.status = EVAL_STATUS_FAILED.to_string();
+            failed.status_description = "maximum attempts reached (5)".to_string();
+            vec![failed]
+        }
+    };
+    let now = now_nanos();
+    let evals = evals.into_iter().map(|mut e| {
+        e.modify_time = now;
+        e
+    });
+    server
+        .propose(Command::EvalUpsert {
+            evals: evals.collect(),
+        })
+        .await?;
+    Ok(())
+}

@@ -1,1 +1,8 @@
+//! The one integration-test binary: each module drives the real `nomad` binary.
 
+mod harness;
+
+mod api;
+mod bad_input;
+mod durability;
+mod quickstart;

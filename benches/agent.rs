@@ -43,7 +43,8 @@ fn rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-struct Agent(Child, tempfile::TempDir);
+/// The agent process, and the temp dir its config lives in (removed on drop).
+struct Agent(Child, #[allow(dead_code)] tempfile::TempDir);
 
 impl Drop for Agent {
     fn drop(&mut self) {

@@ -177,7 +177,6 @@ pub struct RaftHandle {
 }
 
 struct Inner {
-    node_id: u64,
     raft: Raft<TypeConfig>,
     /// Taken by `shutdown` to flush it and release the redb file lock.
     log_store: StdMutex<Option<LogStore>>,
@@ -242,7 +241,9 @@ impl RaftHandle {
         become_single_leader(&raft, cfg.node_id, &me).await?;
 
         let (stop_tx, stop_rx) = oneshot::channel();
-        let (lead_tx, lead_rx) = watch::channel(false);
+        // Seeded with the current state so a receiver taken right after `start` already
+        // reads `true` on a single node.
+        let (lead_tx, lead_rx) = watch::channel(leads(&raft.metrics().borrow()));
         let watcher = tokio::spawn(watch_leadership(raft.metrics(), lead_tx, stop_rx));
         tracing::info!(
             node_id = cfg.node_id,
@@ -251,7 +252,6 @@ impl RaftHandle {
         );
         Ok(RaftHandle {
             inner: Arc::new(Inner {
-                node_id: cfg.node_id,
                 raft,
                 log_store: StdMutex::new(Some(log_store)),
                 leadership: lead_rx,
@@ -284,9 +284,7 @@ impl RaftHandle {
 
     /// Whether this server is the leader right now.
     pub fn is_leader(&self) -> bool {
-        let m = self.inner.raft.metrics();
-        let m = m.borrow();
-        m.state == ServerState::Leader && m.current_leader == Some(self.inner.node_id)
+        leads(&self.inner.raft.metrics().borrow())
     }
 
     /// The leader's advertised RPC address, if a leader is known.
@@ -403,23 +401,34 @@ async fn become_single_leader(
     node_id: u64,
     me: &BasicNode,
 ) -> Result<(), RaftError> {
-    let m = raft.metrics().borrow().clone();
-    let voters: Vec<u64> = m.membership_config.membership().voter_ids().collect();
+    // Ask the core, not the metrics: right after `initialize` the metrics may not show the
+    // new membership yet.
+    let (voters, stored, state) = raft
+        .with_raft_state(move |st| {
+            let effective = st.membership_state.effective();
+            (
+                effective.voter_ids().collect::<Vec<u64>>(),
+                effective.get_node(&node_id).cloned(),
+                st.server_state,
+            )
+        })
+        .await?;
     if voters != [node_id] {
         return Ok(());
     }
-    if m.state != ServerState::Leader {
+    // A follower would wait a whole election timeout first; a candidate (just initialised)
+    // or leader (restored at startup) needs no push.
+    if state == ServerState::Follower {
         raft.trigger().elect().await?;
     }
     if let Err(e) = raft
         .wait(Some(SINGLE_NODE_LEADER_WAIT))
-        .state(ServerState::Leader, "single voter elects itself")
+        .metrics(leads, "single voter elects itself")
         .await
     {
         tracing::warn!(error = %e, "raft: single voter is not leader yet");
         return Ok(());
     }
-    let stored = m.membership_config.membership().get_node(&node_id).cloned();
     if stored.as_ref() != Some(me) {
         match raft
             .change_membership(
@@ -443,6 +452,10 @@ async fn become_single_leader(
     Ok(())
 }
 
+fn leads(m: &RaftMetrics<u64, BasicNode>) -> bool {
+    m.state == ServerState::Leader && m.current_leader == Some(m.id)
+}
+
 /// Mirrors `state == Leader` from raft's metrics into `tx` until raft stops or `stop` fires.
 async fn watch_leadership(
     mut metrics: watch::Receiver<RaftMetrics<u64, BasicNode>>,
@@ -450,11 +463,10 @@ async fn watch_leadership(
     mut stop: oneshot::Receiver<()>,
 ) {
     loop {
-        let leader = {
-            let m = metrics.borrow_and_update();
-            m.state == ServerState::Leader && m.current_leader == Some(m.id)
-        };
-        tx.send_if_modified(|v| std::mem::replace(v, leader) != leader);
+        let leader = leads(&metrics.borrow_and_update());
+        if tx.send_if_modified(|v| std::mem::replace(v, leader) != leader) {
+            tracing::info!(leader, "raft leadership changed");
+        }
         tokio::select! {
             changed = metrics.changed() => if changed.is_err() { break },
             _ = &mut stop => break,

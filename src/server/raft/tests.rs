@@ -96,6 +96,10 @@ async fn in_memory_node_leads_and_applies_proposals_in_order_at_their_log_index(
     let fsm = Arc::new(RecordingFsm::default());
     let h = start(config(None), &fsm).await;
     assert!(h.is_leader());
+    assert!(
+        *h.leadership().borrow(),
+        "a fresh receiver reads the current leadership"
+    );
     assert_eq!(h.leader_addr().as_deref(), Some("127.0.0.1:4647"));
     assert_eq!(h.peers(), vec!["127.0.0.1:4647".to_string()]);
     assert_eq!(h.last_contact(), Duration::ZERO);
@@ -349,4 +353,29 @@ impl StoreBuilder<TypeConfig, LogStore, StateMachine, tempfile::TempDir> for Tem
 #[test]
 fn openraft_storage_suite_passes() {
     Suite::test_all(TempStores).expect("openraft storage suite");
+}
+
+#[tokio::test]
+async fn time_from_start_to_leader_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, data_dir) in [
+        ("in-memory", None),
+        ("fresh data dir", Some(dir.path())),
+        ("restart of that data dir", Some(dir.path())),
+    ] {
+        let t = Instant::now();
+        let h = RaftHandle::start(config(data_dir), Arc::new(RecordingFsm::default()))
+            .await
+            .unwrap();
+        let to_return = t.elapsed();
+        let mut lead = h.leadership();
+        lead.wait_for(|l| *l).await.unwrap();
+        println!(
+            "{what}: start returned after {to_return:?}, leader after {:?}",
+            t.elapsed()
+        );
+        // `start` waits for a single voter's election, so it is leader on return.
+        assert!(h.is_leader());
+        h.shutdown().await.unwrap();
+    }
 }

@@ -41,7 +41,7 @@ pub use network::{NoTransport, SingleNodeNetwork};
 
 use crate::server::fsm::{ApplyResponse, Command, Fsm};
 use log_store::LogStore;
-use state_machine::StateMachine;
+use state_machine::{SnapshotGate, StateMachine};
 
 openraft::declare_raft_types!(
     /// The raft types of nomad-rs: the log carries `Command`s, apply yields `ApplyResponse`s.
@@ -180,6 +180,8 @@ struct Inner {
     raft: Raft<TypeConfig>,
     /// Taken by `shutdown` to flush it and release the redb file lock.
     log_store: StdMutex<Option<LogStore>>,
+    /// Closed by `shutdown` so no detached snapshot build writes after it returns.
+    snapshot_gate: SnapshotGate,
     leadership: watch::Receiver<bool>,
     /// The leadership watcher task and its stop signal; None once shut down.
     watcher: tokio::sync::Mutex<Option<(oneshot::Sender<()>, JoinHandle<()>)>>,
@@ -223,6 +225,7 @@ impl RaftHandle {
         })
         .await??;
         tracing::debug!(store = log_store.location(), "raft storage opened");
+        let snapshot_gate = sm.gate();
 
         let raft = Raft::new(cfg.node_id, config, network, log_store.clone(), sm).await?;
         let me = BasicNode::new(cfg.addr.clone());
@@ -254,6 +257,7 @@ impl RaftHandle {
             inner: Arc::new(Inner {
                 raft,
                 log_store: StdMutex::new(Some(log_store)),
+                snapshot_gate,
                 leadership: lead_rx,
                 watcher: tokio::sync::Mutex::new(Some((stop_tx, watcher))),
                 started,
@@ -381,6 +385,7 @@ impl RaftHandle {
             return Ok(());
         };
         self.inner.raft.shutdown().await?;
+        self.inner.snapshot_gate.close().await;
         let _ = stop.send(());
         watcher.await?;
         let store = match self.inner.log_store.lock() {

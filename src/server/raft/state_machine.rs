@@ -45,6 +45,22 @@ struct SnapshotSlot {
     /// `<data_dir>/raft/snapshots`, or None in dev mode (snapshots then live only in memory).
     dir: Option<PathBuf>,
     current: Mutex<Option<Arc<StoredSnapshot>>>,
+    /// openraft spawns snapshot builds detached, and `Raft::shutdown` does not wait for them.
+    /// Each builder holds a read guard; `SnapshotGate::close` takes the write side and sets the
+    /// flag, so after it returns no build writes into the data dir any more.
+    closed: Arc<tokio::sync::RwLock<bool>>,
+}
+
+/// Lets the owner of the raft node stop snapshot writes at shutdown.
+pub struct SnapshotGate {
+    closed: Arc<tokio::sync::RwLock<bool>>,
+}
+
+impl SnapshotGate {
+    /// Waits for in-flight snapshot builds and refuses later ones.
+    pub async fn close(&self) {
+        *self.closed.write().await = true;
+    }
 }
 
 impl SnapshotSlot {
@@ -93,6 +109,7 @@ impl StateMachine {
             slot: Arc::new(SnapshotSlot {
                 dir: snapshot_dir.map(Path::to_path_buf),
                 current: Mutex::new(None),
+                closed: Arc::new(tokio::sync::RwLock::new(false)),
             }),
         };
         if let Some(dir) = snapshot_dir {
@@ -106,6 +123,13 @@ impl StateMachine {
             }
         }
         Ok(sm)
+    }
+
+    /// The handle that stops snapshot writes at shutdown.
+    pub fn gate(&self) -> SnapshotGate {
+        SnapshotGate {
+            closed: self.slot.closed.clone(),
+        }
     }
 }
 
@@ -193,7 +217,9 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         let data = tokio::task::spawn_blocking(move || fsm.snapshot())
             .await
             .map_err(|e| e.to_string());
+        let open = self.slot.closed.clone().read_owned().await;
         SnapshotBuilder {
+            open,
             data,
             last_applied: self.last_applied,
             last_membership: self.last_membership.clone(),
@@ -241,6 +267,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
 
 /// Builds one snapshot from FSM bytes captured by `get_snapshot_builder`.
 pub struct SnapshotBuilder {
+    /// Held until the build is done; reads `true` if raft was shut down meanwhile.
+    open: tokio::sync::OwnedRwLockReadGuard<bool>,
     data: Result<Vec<u8>, String>,
     last_applied: Option<LogId<u64>>,
     last_membership: StoredMembership<u64, BasicNode>,
@@ -249,6 +277,13 @@ pub struct SnapshotBuilder {
 
 impl RaftSnapshotBuilder<TypeConfig> for SnapshotBuilder {
     async fn build_snapshot(&mut self) -> StorageResult<Snapshot<TypeConfig>> {
+        if *self.open {
+            return Err(sto_err(
+                ErrorSubject::StateMachine,
+                ErrorVerb::Write,
+                "raft is shut down; snapshot not built",
+            ));
+        }
         let data = match &self.data {
             Ok(d) => d.clone(),
             Err(e) => {

@@ -133,12 +133,7 @@ impl Server {
             evals: eval_tx,
         });
         let raft = RaftHandle::start(
-            RaftConfig {
-                node_id: 1,
-                addr: config.rpc_addr.clone(),
-                data_dir: config.data_dir.as_ref().map(|d| d.join("server")),
-                snapshot_logs: 8192,
-            },
+            RaftConfig::new(1, config.rpc_addr.clone(), config.data_dir.as_ref().map(|d| d.join("server"))),
             fsm,
         )
         .await?;

@@ -139,10 +139,7 @@ fn storage(path: &Path) -> (u64, u64, String) {
     let (total, free) = match nix::sys::statvfs::statvfs(path) {
         Ok(s) => {
             let frag = s.fragment_size() as u64;
-            (
-                s.blocks() as u64 * frag,
-                s.blocks_available() as u64 * frag,
-            )
+            (s.blocks() as u64 * frag, s.blocks_available() as u64 * frag)
         }
         Err(_) => (0, 0),
     };
@@ -174,7 +171,11 @@ pub fn computed_class(node: &Node) -> String {
     feed(&node.datacenter);
     feed(&node.node_class);
     feed(&node.node_pool);
-    for (k, v) in node.attributes.iter().filter(|(k, _)| !k.starts_with("unique.")) {
+    for (k, v) in node
+        .attributes
+        .iter()
+        .filter(|(k, _)| !k.starts_with("unique."))
+    {
         feed(k);
         feed(v);
     }

@@ -202,7 +202,10 @@ impl TaskEnv {
         put("NOMAD_GROUP_NAME", &alloc.task_group);
         put("NOMAD_TASK_NAME", &task.name);
         let job = alloc.job.as_deref();
-        put("NOMAD_JOB_ID", job.map(|j| j.id.as_str()).unwrap_or(&alloc.job_id));
+        put(
+            "NOMAD_JOB_ID",
+            job.map(|j| j.id.as_str()).unwrap_or(&alloc.job_id),
+        );
         put("NOMAD_JOB_NAME", job.map(|j| j.name.as_str()).unwrap_or(""));
         put(
             "NOMAD_JOB_PARENT_ID",
@@ -352,10 +355,7 @@ fn lookup<'a>(
     if let Some(inner) = key.strip_prefix("env.") {
         return env.get(inner).map(String::as_str);
     }
-    attrs
-        .get(key)
-        .or_else(|| env.get(key))
-        .map(String::as_str)
+    attrs.get(key).or_else(|| env.get(key)).map(String::as_str)
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! (`TaskEvent.PopulateEventDisplayMessage`).
 
 use crate::api::{
-    TaskEvent, TASK_DRIVER_FAILURE, TASK_KILLED, TASK_KILLING, TASK_NOT_RESTARTING,
-    TASK_RECEIVED, TASK_RESTARTING, TASK_SETUP, TASK_SETUP_FAILURE, TASK_SIBLING_FAILED,
-    TASK_STARTED, TASK_TERMINATED,
+    TaskEvent, TASK_DRIVER_FAILURE, TASK_KILLED, TASK_KILLING, TASK_NOT_RESTARTING, TASK_RECEIVED,
+    TASK_RESTARTING, TASK_SETUP, TASK_SETUP_FAILURE, TASK_SIBLING_FAILED, TASK_STARTED,
+    TASK_TERMINATED,
 };
 use crate::drivers::{format_go_nanos, ExitResult};
 
@@ -67,7 +67,8 @@ pub fn terminated(now: i64, r: &ExitResult) -> TaskEvent {
     let mut e = event(TASK_TERMINATED, now, parts.join(", "));
     e.exit_code = r.exit_code;
     e.signal = r.signal;
-    e.details.insert("exit_code".into(), r.exit_code.to_string());
+    e.details
+        .insert("exit_code".into(), r.exit_code.to_string());
     e.details.insert("signal".into(), r.signal.to_string());
     e.details
         .insert("oom_killed".into(), r.oom_killed.to_string());
@@ -109,8 +110,10 @@ pub fn restarting(now: i64, delay_nanos: i64, reason: &str) -> TaskEvent {
     let mut e = event(TASK_RESTARTING, now, display);
     e.start_delay = delay_nanos;
     e.restart_reason = reason.to_string();
-    e.details.insert("start_delay".into(), delay_nanos.to_string());
-    e.details.insert("restart_reason".into(), reason.to_string());
+    e.details
+        .insert("start_delay".into(), delay_nanos.to_string());
+    e.details
+        .insert("restart_reason".into(), reason.to_string());
     e
 }
 
@@ -122,7 +125,8 @@ pub fn not_restarting(now: i64, reason: &str) -> TaskEvent {
     };
     let mut e = event(TASK_NOT_RESTARTING, now, display);
     e.restart_reason = reason.to_string();
-    e.details.insert("restart_reason".into(), reason.to_string());
+    e.details
+        .insert("restart_reason".into(), reason.to_string());
     e.fails_task = true;
     e.details.insert("fails_task".into(), "true".into());
     e
@@ -135,7 +139,8 @@ pub fn sibling_failed(now: i64, sibling: &str) -> TaskEvent {
         format!("Task's sibling {sibling:?} failed"),
     );
     e.failed_sibling = sibling.to_string();
-    e.details.insert("failed_sibling".into(), sibling.to_string());
+    e.details
+        .insert("failed_sibling".into(), sibling.to_string());
     e
 }
 

@@ -127,9 +127,11 @@ impl TaskRunnerHandle {
         self.join.is_finished()
     }
 
-    /// Waits for the runner's task to end.
-    pub async fn join(self) {
+    /// Waits for the runner's task to end and returns the last state it published.
+    pub async fn join(self) -> TaskState {
         let _ = self.join.await;
+        let state = self.state.borrow().clone();
+        state
     }
 }
 
@@ -262,8 +264,17 @@ impl TaskRunner {
             Err(e) => return (Event::SetupFailed(e), None),
         };
         let Some(driver) = self.p.driver.clone() else {
-            let error = format!("failed to dispense driver {:?}: plugin not found", self.p.task.driver);
-            return (Event::StartFailed { error, recoverable: false }, None);
+            let error = format!(
+                "failed to dispense driver {:?}: plugin not found",
+                self.p.task.driver
+            );
+            return (
+                Event::StartFailed {
+                    error,
+                    recoverable: false,
+                },
+                None,
+            );
         };
         match driver.start(cfg).await {
             Ok(handle) => {

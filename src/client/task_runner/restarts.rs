@@ -29,10 +29,17 @@ pub enum Outcome {
 pub enum Decision {
     /// Never restart an explicitly killed task.
     Killed,
-    Restart { delay_nanos: i64, reason: String },
-    NotRestarting { reason: String },
+    Restart {
+        delay_nanos: i64,
+        reason: String,
+    },
+    NotRestarting {
+        reason: String,
+    },
     /// Finished and needs no restart (batch success).
-    Terminated { reason: String },
+    Terminated {
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -162,8 +169,7 @@ mod tests {
         assert_eq!(
             t.decide(&exit(1), 2 * SECOND),
             Decision::NotRestarting {
-                reason: "Exceeded allowed attempts 2 in interval 30m0s and mode is \"fail\""
-                    .into()
+                reason: "Exceeded allowed attempts 2 in interval 30m0s and mode is \"fail\"".into()
             }
         );
     }
@@ -215,7 +221,10 @@ mod tests {
             }
         );
         let mut b = RestartTracker::new(policy(0, "fail"), true, 0, 1);
-        assert!(matches!(b.decide(&exit(0), SECOND), Decision::Terminated { .. }));
+        assert!(matches!(
+            b.decide(&exit(0), SECOND),
+            Decision::Terminated { .. }
+        ));
         let mut u = RestartTracker::new(policy(3, "fail"), false, 0, 1);
         assert_eq!(
             u.decide(&Outcome::StartError { recoverable: false }, SECOND),

@@ -47,7 +47,10 @@ pub enum Event {
     Begin,
     SetupFailed(String),
     Started,
-    StartFailed { error: String, recoverable: bool },
+    StartFailed {
+        error: String,
+        recoverable: bool,
+    },
     Exited(ExitResult),
     RestartDue,
     /// Stop the task: `kill_timeout` is already capped by the client's max.
@@ -62,7 +65,9 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Build the task dir and environment (`first` only: emit nothing more), then start.
-    Start { first: bool },
+    Start {
+        first: bool,
+    },
     StopDriver {
         signal: String,
         timeout: Duration,
@@ -200,10 +205,13 @@ impl TaskMachine {
                 self.append(events::killing(now, kill_timeout.as_nanos() as i64));
                 self.die(now)
             }
-            (Starting, Event::Kill {
-                signal,
-                kill_timeout,
-            }) => {
+            (
+                Starting,
+                Event::Kill {
+                    signal,
+                    kill_timeout,
+                },
+            ) => {
                 self.kill_pending = Some((signal, kill_timeout));
                 Vec::new()
             }
@@ -228,7 +236,9 @@ impl TaskMachine {
                 if self.kill_pending.take().is_some() {
                     return self.die(now);
                 }
-                let d = self.tracker.decide(&Outcome::StartError { recoverable }, now);
+                let d = self
+                    .tracker
+                    .decide(&Outcome::StartError { recoverable }, now);
                 self.apply(d, now)
             }
             (Running, Event::Exited(r)) => {
@@ -236,10 +246,13 @@ impl TaskMachine {
                 let d = self.tracker.decide(&Outcome::Exited(r), now);
                 self.apply(d, now)
             }
-            (Running, Event::Kill {
-                signal,
-                kill_timeout,
-            }) => self.begin_kill(signal, kill_timeout, now),
+            (
+                Running,
+                Event::Kill {
+                    signal,
+                    kill_timeout,
+                },
+            ) => self.begin_kill(signal, kill_timeout, now),
             (Killing, Event::Exited(r)) => {
                 self.append(events::terminated(now, &r));
                 let d = self.tracker.decide(&Outcome::Killed, now);

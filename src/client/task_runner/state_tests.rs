@@ -48,7 +48,10 @@ fn batch_task_runs_to_completion() {
     assert_eq!(m.next(Event::Started, 2), vec![]);
     assert_eq!(m.state.state, "running");
     assert_eq!(m.next(exit(0, 0), 3), vec![Action::Finish]);
-    assert_eq!(types(&m), ["Received", "Task Setup", "Started", "Terminated"]);
+    assert_eq!(
+        types(&m),
+        ["Received", "Task Setup", "Started", "Terminated"]
+    );
     assert_eq!(
         messages(&m),
         [
@@ -79,7 +82,10 @@ fn service_exit_restarts_then_fails_after_attempts() {
         assert_eq!(last.r#type, "Restarting");
         assert!(last.display_message.starts_with("Task restarting in 1"));
         assert!(last.display_message.ends_with('s'));
-        assert_eq!(m.next(Event::RestartDue, 0), vec![Action::Start { first: false }]);
+        assert_eq!(
+            m.next(Event::RestartDue, 0),
+            vec![Action::Start { first: false }]
+        );
         m.next(Event::Started, 0);
     }
     assert_eq!(m.state.restarts, 2);

@@ -73,7 +73,8 @@ mod tests {
 
     #[test]
     fn status_table() {
-        let cases: &[(&[(&str, bool)], (&str, &str))] = &[
+        type Case<'a> = (&'a [(&'a str, bool)], (&'a str, &'a str));
+        let cases: &[Case] = &[
             (&[("pending", false)], ("pending", "No tasks have started")),
             (
                 &[("running", false), ("pending", false)],

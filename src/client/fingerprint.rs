@@ -138,8 +138,8 @@ fn go_arch() -> &'static str {
 fn storage(path: &Path) -> (u64, u64, String) {
     let (total, free) = match nix::sys::statvfs::statvfs(path) {
         Ok(s) => {
-            let frag = s.fragment_size() as u64;
-            (s.blocks() as u64 * frag, s.blocks_available() as u64 * frag)
+            let frag = s.fragment_size();
+            (s.blocks() * frag, s.blocks_available() * frag)
         }
         Err(_) => (0, 0),
     };

@@ -82,7 +82,7 @@ pub struct TaskRunnerParams {
 #[derive(Debug)]
 enum Command {
     Kill,
-    Note(TaskEvent),
+    Note(Box<TaskEvent>),
     Update(Arc<Allocation>),
     /// Client shutdown: leave the task running and exit.
     Detach,
@@ -112,7 +112,7 @@ impl TaskRunnerHandle {
     }
 
     pub fn note(&self, event: TaskEvent) {
-        let _ = self.cmds.send(Command::Note(event));
+        let _ = self.cmds.send(Command::Note(Box::new(event)));
     }
 
     pub fn update(&self, alloc: Arc<Allocation>) {

@@ -59,7 +59,7 @@ pub enum Event {
         kill_timeout: Duration,
     },
     /// Record an event without a transition (e.g. "Sibling Task Failed").
-    Note(TaskEvent),
+    Note(Box<TaskEvent>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,7 +193,7 @@ impl TaskMachine {
         use Phase::*;
         match (self.phase, event) {
             (_, Event::Note(e)) => {
-                self.append(e);
+                self.append(*e);
                 Vec::new()
             }
             (Pending, Event::Begin) => {

@@ -261,3 +261,7 @@ fn seed_for(alloc_id: &str, index: usize) -> u64 {
     }
     h ^ index as u64
 }
+
+#[cfg(test)]
+#[path = "alloc_runner_tests.rs"]
+mod tests;

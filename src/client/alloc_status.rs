@@ -55,6 +55,13 @@ pub fn client_update(
         client_status: status.to_string(),
         client_description: description.to_string(),
         task_states: Some(states),
+        // What Nomad's client reports for host networking.
+        network_status: Some(serde_json::json!({
+            "Address": "",
+            "AddressIPv6": "",
+            "DNS": null,
+            "InterfaceName": "",
+        })),
         ..Default::default()
     }
 }

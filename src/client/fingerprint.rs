@@ -123,6 +123,30 @@ fn os_release() -> (String, String) {
     (id, version)
 }
 
+/// The machine's UUID: DMI's product UUID when readable (root), else /etc/machine-id in
+/// UUID form.
+fn host_id() -> Option<String> {
+    if let Ok(s) = std::fs::read_to_string("/sys/class/dmi/id/product_uuid") {
+        let s = s.trim().to_ascii_lowercase();
+        if !s.is_empty() {
+            return Some(s);
+        }
+    }
+    let id = std::fs::read_to_string("/etc/machine-id").ok()?;
+    let id = id.trim();
+    if id.len() != 32 || !id.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some(format!(
+        "{}-{}-{}-{}-{}",
+        &id[..8],
+        &id[8..12],
+        &id[12..16],
+        &id[16..20],
+        &id[20..]
+    ))
+}
+
 /// Go's GOARCH names for the machine types Rust reports.
 fn go_arch() -> &'static str {
     match std::env::consts::ARCH {
@@ -245,6 +269,9 @@ pub async fn fingerprint(
         },
     );
     put("unique.hostname", hostname.clone());
+    if let Some(host_id) = host_id() {
+        put("unique.host_id", host_id);
+    }
     put("unique.network.ip-address", cfg.network_ip.clone());
     put("unique.advertise.address", cfg.http_addr.clone());
     put("unique.storage.volume", device);

@@ -32,9 +32,10 @@ pub struct ClientConfig {
     pub http_addr: String,
     pub drivers: DriverConfig,
     pub dev_mode: bool,
-    /// Host network device tasks' ports are on ("lo" in dev mode).
+    /// Host network device tasks' ports are on ("lo" in dev mode). Empty: the device of
+    /// the default route (or the device holding `network_ip`).
     pub network_interface: String,
-    /// The address of that device that tasks advertise.
+    /// The address of that device that tasks advertise. Empty: the device's first IPv4.
     pub network_ip: String,
     pub reserved: ReservedResources,
     pub min_dynamic_port: i32,
@@ -61,8 +62,8 @@ impl ClientConfig {
             http_addr: "127.0.0.1:4646".to_string(),
             drivers: DriverConfig::default(),
             dev_mode: false,
-            network_interface: "lo".to_string(),
-            network_ip: "127.0.0.1".to_string(),
+            network_interface: String::new(),
+            network_ip: String::new(),
             reserved: ReservedResources::default(),
             min_dynamic_port: 20000,
             max_dynamic_port: 32000,
@@ -77,6 +78,8 @@ impl ClientConfig {
         ClientConfig {
             dev_mode: true,
             drivers: DriverConfig::dev(),
+            network_interface: "lo".to_string(),
+            network_ip: "127.0.0.1".to_string(),
             ..ClientConfig::new(data_dir)
         }
     }

@@ -14,6 +14,7 @@ pub mod config;
 pub mod fingerprint;
 pub mod heartbeat;
 pub mod logs;
+pub mod network;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -67,6 +68,9 @@ impl Client {
                 source,
             })?;
         }
+        let mut cfg = cfg;
+        (cfg.network_interface, cfg.network_ip) =
+            network::resolve(&cfg.network_interface, &cfg.network_ip);
         let drivers = DriverRegistry::from_config(&cfg.drivers);
         let node = Arc::new(fingerprint::fingerprint(&cfg, &drivers).await?);
         let cfg = Arc::new(cfg);

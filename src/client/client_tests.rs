@@ -390,3 +390,107 @@ async fn heartbeats_and_reregisters_when_the_server_forgets_the_node() {
     );
     client.shutdown(false).await;
 }
+
+#[tokio::test]
+async fn follow_logs_streams_a_running_tasks_output() {
+    use futures::StreamExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job(
+            "service",
+            "mock_driver",
+            json!({ "run_for": "1h", "stdout_string": "tick\n", "stdout_repeat": 1000,
+                    "stdout_repeat_duration": "20ms" }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    let follower = client
+        .follow_logs(&id, "server", LogStream::Stdout, LogOrigin::Start, 0)
+        .unwrap();
+    let mut stream = Box::pin(follower.into_stream());
+    let mut got = String::new();
+    let mut last_offset = 0;
+    while got.matches("tick\n").count() < 5 {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("no new log data")
+            .unwrap()
+            .unwrap();
+        assert_eq!(chunk.file, "alloc/logs/server.stdout.0");
+        assert!(chunk.offset > last_offset);
+        last_offset = chunk.offset;
+        got.push_str(std::str::from_utf8(&chunk.data).unwrap());
+    }
+    assert_eq!(last_offset as usize, got.len());
+    assert!(matches!(
+        client.follow_logs(
+            "not-an-alloc",
+            "server",
+            LogStream::Stdout,
+            LogOrigin::Start,
+            0
+        ),
+        Err(LogError::UnknownAlloc(_))
+    ));
+    client.shutdown(true).await;
+}
+
+#[tokio::test]
+async fn in_place_update_keeps_the_task_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let mut a = alloc(
+        client.node_id(),
+        job("service", "mock_driver", json!({ "run_for": "1h" })),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a.clone()]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    // A new job version delivered in place (same alloc), then a stop: the stop is only
+    // seen after the update, so a restart caused by the update would show in the events.
+    let mut j = (**a.job.as_ref().unwrap()).clone();
+    j.version = 1;
+    a.job = Some(Arc::new(j));
+    a.alloc_modify_index = 11;
+    server.set_allocs(vec![a.clone()]);
+    a.desired_status = "stop".into();
+    a.alloc_modify_index = 12;
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await
+    );
+    let ts = server.updates_for(&id).pop().unwrap().task_states.unwrap()["server"].clone();
+    let kinds: Vec<&str> = ts.events.iter().map(|e| e.r#type.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Received",
+            "Task Setup",
+            "Started",
+            "Killing",
+            "Terminated",
+            "Killed"
+        ]
+    );
+    assert_eq!(ts.restarts, 0);
+    client.shutdown(false).await;
+}

@@ -316,6 +316,10 @@ pub async fn fingerprint(
     let mut node = Node {
         attributes: attrs,
         cgroup_parent: "nomad.slice".to_string(),
+        // Empty maps rather than null, as Nomad's client sends them.
+        csi_controller_plugins: Some(serde_json::json!({})),
+        csi_node_plugins: Some(serde_json::json!({})),
+        host_volumes: Some(serde_json::json!({})),
         datacenter: cfg.datacenter.clone(),
         drivers: driver_infos,
         http_addr: cfg.http_addr.clone(),
@@ -342,6 +346,19 @@ pub async fn fingerprint(
             },
             min_dynamic_port: cfg.min_dynamic_port,
             max_dynamic_port: cfg.max_dynamic_port,
+            node_networks: Some(serde_json::json!([{
+                "Addresses": [{
+                    "Address": cfg.network_ip,
+                    "Alias": "default",
+                    "Family": if cfg.network_ip.contains(':') { "ipv6" } else { "ipv4" },
+                    "Gateway": "",
+                    "ReservedPorts": "",
+                }],
+                "Device": cfg.network_interface,
+                "MacAddress": "",
+                "Mode": "host",
+                "Speed": 1000,
+            }])),
             networks: vec![NetworkResource {
                 cidr,
                 device: cfg.network_interface.clone(),

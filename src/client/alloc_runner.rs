@@ -61,7 +61,20 @@ impl AllocRunnerHandle {
     }
 
     pub async fn shutdown(self, stop_tasks: bool) {
+        self.begin_shutdown(stop_tasks);
+        let _ = self.join.await;
+    }
+
+    /// Asks the runner to finish without waiting; `join` (or `is_finished`) later.
+    pub fn begin_shutdown(&self, stop_tasks: bool) {
         let _ = self.cmds.send(Command::Shutdown { stop_tasks });
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.is_finished()
+    }
+
+    pub async fn join(self) {
         let _ = self.join.await;
     }
 }

@@ -30,13 +30,14 @@ impl AllocUpdater {
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
+                // The tick first, so a steady stream of updates cannot starve the flush.
                 biased;
+                _ = ticker.tick() => self.flush(&mut pending).await,
                 u = self.updates.recv() => match u {
                     Some(a) => { pending.insert(a.id.clone(), a); }
                     None => break,
                 },
                 _ = self.shutdown.cancelled() => break,
-                _ = ticker.tick() => self.flush(&mut pending).await,
             }
         }
         while let Ok(a) = self.updates.try_recv() {

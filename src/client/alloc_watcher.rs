@@ -21,6 +21,13 @@ use crate::server::rpc::{RpcError, ServerRpc};
 
 const RETRY: Duration = Duration::from_secs(1);
 
+#[derive(Default)]
+struct Runners {
+    live: BTreeMap<String, AllocRunnerHandle>,
+    /// Runners of GC'd allocs, shutting down.
+    retired: Vec<AllocRunnerHandle>,
+}
+
 pub struct AllocWatcher {
     pub rpc: Arc<dyn ServerRpc>,
     pub node: Arc<Node>,
@@ -40,29 +47,37 @@ fn version_key(a: &Allocation) -> (u64, &str, u64) {
 }
 
 impl AllocWatcher {
-    pub async fn run(self) -> BTreeMap<String, AllocRunnerHandle> {
-        let mut runners: BTreeMap<String, AllocRunnerHandle> = BTreeMap::new();
+    /// Runs until shutdown; returns the live runners plus those still finishing for
+    /// garbage-collected allocs, for the client to shut down and join.
+    pub async fn run(self) -> Vec<AllocRunnerHandle> {
+        let mut state = Runners::default();
+        self.watch(&mut state).await;
+        let Runners { live, retired } = state;
+        live.into_values().chain(retired).collect()
+    }
+
+    async fn watch(&self, state: &mut Runners) {
         let mut index = 0u64;
         loop {
             let query =
                 self.rpc
                     .node_get_client_allocs(&self.node.id, index, self.cfg.alloc_watch_timeout);
             let resp = tokio::select! {
-                _ = self.shutdown.cancelled() => return runners,
+                _ = self.shutdown.cancelled() => return,
                 r = query => r,
             };
             match resp {
                 Ok(resp) => {
                     if index == 0 || resp.index > index {
-                        self.apply(&mut runners, resp.allocs);
+                        self.apply(state, resp.allocs);
                     }
                     index = resp.index.max(1);
                 }
-                Err(RpcError::Shutdown) => return runners,
+                Err(RpcError::Shutdown) => return,
                 Err(e) => {
                     tracing::warn!(error = %e, "error querying node allocations");
                     tokio::select! {
-                        _ = self.shutdown.cancelled() => return runners,
+                        _ = self.shutdown.cancelled() => return,
                         _ = tokio::time::sleep(RETRY) => {}
                     }
                 }
@@ -70,7 +85,8 @@ impl AllocWatcher {
         }
     }
 
-    fn apply(&self, runners: &mut BTreeMap<String, AllocRunnerHandle>, allocs: Vec<Allocation>) {
+    fn apply(&self, state: &mut Runners, allocs: Vec<Allocation>) {
+        let runners = &mut state.live;
         let mut seen = std::collections::BTreeSet::new();
         for alloc in allocs {
             seen.insert(alloc.id.clone());
@@ -95,11 +111,19 @@ impl AllocWatcher {
                 Some(_) => {}
             }
         }
-        // Allocs the server garbage-collected: nothing should run for them any more.
-        for (id, r) in runners.iter() {
-            if !seen.contains(id) {
-                r.stop();
+        // Allocs the server garbage-collected: nothing should run for them any more. Their
+        // runners stop their tasks and exit; finished ones are dropped (already joined).
+        let gone: Vec<String> = runners
+            .keys()
+            .filter(|id| !seen.contains(*id))
+            .cloned()
+            .collect();
+        for id in gone {
+            if let Some(r) = runners.remove(&id) {
+                r.begin_shutdown(true);
+                state.retired.push(r);
             }
         }
+        state.retired.retain(|r| !r.is_finished());
     }
 }

@@ -494,3 +494,30 @@ async fn in_place_update_keeps_the_task_running() {
     assert_eq!(ts.restarts, 0);
     client.shutdown(false).await;
 }
+
+#[tokio::test]
+async fn allocs_the_server_forgets_are_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job("service", "mock_driver", json!({ "run_for": "1h" })),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    server.set_allocs(vec![]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await
+    );
+    client.shutdown(false).await;
+}

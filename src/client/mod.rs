@@ -134,7 +134,7 @@ async fn run(
     .run()
     .await;
     let stop = stop_tasks.load(Ordering::SeqCst);
-    for (_, r) in runners {
+    for r in runners {
         r.shutdown(stop).await;
     }
     updater_stop.cancel();

@@ -282,7 +282,12 @@ impl Driver for RawExecDriver {
             task.kill_group();
             return Ok(());
         }
-        let sig = parse_signal(signal)?;
+        // As Nomad's raw_exec does for signals it cannot parse: use SIGINT rather than
+        // leave the task running.
+        let sig = parse_signal(signal).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "unknown kill signal, using SIGINT instead");
+            Signal::SIGINT
+        });
         if timeout.is_zero() {
             task.kill_group();
         } else {

@@ -217,3 +217,18 @@ async fn destroy_refuses_running_tasks_unless_forced() {
     d.destroy(&h, true).await.unwrap();
     assert_eq!(d.wait(&h).await.unwrap_err(), DriverError::TaskNotFound);
 }
+
+#[tokio::test]
+async fn unknown_kill_signal_falls_back_to_sigint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = RawExecDriver::new(true);
+    let h = d
+        .start(task_config(tmp.path(), "t", sh("exec sleep 30")))
+        .await
+        .unwrap();
+    d.stop(&h, "SIGBOGUS", Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(d.wait(&h).await.unwrap().signal, 2);
+    d.destroy(&h, false).await.unwrap();
+}

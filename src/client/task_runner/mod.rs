@@ -318,7 +318,12 @@ impl TaskRunner {
                     Action::StopDriver { signal, timeout } => {
                         if let (Some(h), Some(d)) = (&self.handle, &self.p.driver) {
                             if let Err(e) = d.stop(h, &signal, timeout).await {
-                                tracing::warn!(task = %self.p.task.name, error = %e, "stopping task failed");
+                                // Force it down so the pending wait resolves and the
+                                // runner can finish.
+                                tracing::warn!(task = %self.p.task.name, error = %e, "stopping task failed; destroying it");
+                                if let Err(e) = d.destroy(h, true).await {
+                                    tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
+                                }
                             }
                         }
                     }

@@ -348,7 +348,12 @@ impl TaskRunner {
                     Some(Command::Update(alloc)) => self.update(alloc),
                     Some(Command::Detach) | None => return,
                 },
-                res = async { wait.as_mut().expect("guarded").await }, if wait.is_some() => {
+                res = async {
+                    match wait.as_mut() {
+                        Some(w) => w.await,
+                        None => std::future::pending().await,
+                    }
+                } => {
                     wait = None;
                     let result = res.unwrap_or_else(|e| ExitResult {
                         exit_code: 0,

@@ -1,1 +1,204 @@
-//! The node agent: registration, heartbeats, alloc and task runners, fingerprinting.
+//! The node agent: fingerprints the node, registers and heartbeats, watches its allocations
+//! and runs them through alloc and task runners, and serves task logs to the HTTP layer.
+//!
+//! Talks to servers only through `ServerRpc`. Owns every tokio task it starts: the main
+//! task (registration, then the alloc watcher), the heartbeater and the update batcher are
+//! all joined by `ClientHandle::shutdown`.
+
+pub mod alloc_dir;
+pub mod alloc_runner;
+pub mod alloc_status;
+pub mod alloc_updates;
+pub mod alloc_watcher;
+pub mod config;
+pub mod fingerprint;
+pub mod heartbeat;
+pub mod logs;
+pub mod network;
+pub mod task_runner;
+pub mod taskenv;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::api::Node;
+use crate::drivers::{DriverRegistry, LogStream};
+use crate::server::rpc::ServerRpc;
+pub use config::{ClientConfig, ReservedResources};
+pub use logs::{LogChunk, LogError, LogOrigin};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Fingerprint(#[from] fingerprint::FingerprintError),
+    #[error("failed to create client directory {path}: {source}")]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+pub struct Client;
+
+/// The running client. Dropping it without `shutdown` leaves its tasks running until the
+/// runtime stops; call `shutdown` to stop cleanly.
+pub struct ClientHandle {
+    node: Arc<Node>,
+    cfg: Arc<ClientConfig>,
+    shutdown: CancellationToken,
+    stop_tasks: Arc<AtomicBool>,
+    main: JoinHandle<()>,
+}
+
+impl Client {
+    /// Fingerprints the node and starts the client in the background: registration (retried
+    /// until a server answers), heartbeats, the alloc watcher and the update batcher.
+    pub async fn start(
+        cfg: ClientConfig,
+        rpc: Arc<dyn ServerRpc>,
+    ) -> Result<ClientHandle, ClientError> {
+        for dir in [cfg.alloc_root(), cfg.state_dir()] {
+            std::fs::create_dir_all(&dir).map_err(|source| ClientError::DataDir {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let mut cfg = cfg;
+        (cfg.network_interface, cfg.network_ip) =
+            network::resolve(&cfg.network_interface, &cfg.network_ip);
+        let drivers = DriverRegistry::from_config(&cfg.drivers);
+        let node = Arc::new(fingerprint::fingerprint(&cfg, &drivers).await?);
+        let cfg = Arc::new(cfg);
+        let shutdown = CancellationToken::new();
+        let stop_tasks = Arc::new(AtomicBool::new(false));
+        let main = tokio::spawn(run(
+            rpc,
+            node.clone(),
+            cfg.clone(),
+            drivers,
+            shutdown.clone(),
+            stop_tasks.clone(),
+        ));
+        Ok(ClientHandle {
+            node,
+            cfg,
+            shutdown,
+            stop_tasks,
+            main,
+        })
+    }
+}
+
+async fn run(
+    rpc: Arc<dyn ServerRpc>,
+    node: Arc<Node>,
+    cfg: Arc<ClientConfig>,
+    drivers: DriverRegistry,
+    shutdown: CancellationToken,
+    stop_tasks: Arc<AtomicBool>,
+) {
+    let Some(reg) = heartbeat::register(rpc.as_ref(), &node, &shutdown).await else {
+        return;
+    };
+    let heartbeats = tokio::spawn(heartbeat::run(
+        rpc.clone(),
+        node.clone(),
+        reg.heartbeat_ttl,
+        shutdown.clone(),
+    ));
+    let (tx, rx) = mpsc::unbounded_channel();
+    let updater_stop = CancellationToken::new();
+    let updater = tokio::spawn(
+        alloc_updates::AllocUpdater {
+            rpc: rpc.clone(),
+            node_id: node.id.clone(),
+            interval: cfg.alloc_update_interval,
+            updates: rx,
+            shutdown: updater_stop.clone(),
+        }
+        .run(),
+    );
+    let runners = alloc_watcher::AllocWatcher {
+        rpc,
+        node,
+        cfg,
+        drivers,
+        updates: tx,
+        shutdown,
+    }
+    .run()
+    .await;
+    let stop = stop_tasks.load(Ordering::SeqCst);
+    for r in runners {
+        r.shutdown(stop).await;
+    }
+    updater_stop.cancel();
+    let _ = updater.await;
+    let _ = heartbeats.await;
+}
+
+impl ClientHandle {
+    pub fn node_id(&self) -> &str {
+        &self.node.id
+    }
+
+    /// The node as fingerprinted at start.
+    pub fn node(&self) -> Arc<Node> {
+        self.node.clone()
+    }
+
+    /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.
+    pub fn alloc_dir(&self, alloc_id: &str) -> Option<PathBuf> {
+        logs::valid_alloc_id(alloc_id).ok()?;
+        let dir = self.cfg.alloc_dir(alloc_id);
+        dir.is_dir().then_some(dir)
+    }
+
+    /// One pass over a task's logs from `origin`/`offset` to the current end.
+    pub fn read_logs(
+        &self,
+        alloc_id: &str,
+        task: &str,
+        stream: LogStream,
+        origin: LogOrigin,
+        offset: u64,
+    ) -> Result<Vec<LogChunk>, LogError> {
+        let dir = self
+            .alloc_dir(alloc_id)
+            .ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
+        logs::read_logs(&dir, task, stream, origin, offset)
+    }
+
+    /// Follows a task's logs: existing data, then new data as it is written, across
+    /// rotations. The stream ends only when dropped.
+    pub fn follow_logs(
+        &self,
+        alloc_id: &str,
+        task: &str,
+        stream: LogStream,
+        origin: LogOrigin,
+        offset: u64,
+    ) -> Result<logs::LogFollower, LogError> {
+        let dir = self
+            .alloc_dir(alloc_id)
+            .ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
+        logs::LogFollower::new(dir, task, stream, origin, offset)
+    }
+
+    /// Stops the client. `stop_tasks` (dev mode): kill every task and send the final alloc
+    /// updates first; otherwise tasks keep running for a later client to recover.
+    pub async fn shutdown(self, stop_tasks: bool) {
+        self.stop_tasks.store(stop_tasks, Ordering::SeqCst);
+        self.shutdown.cancel();
+        let _ = self.main.await;
+    }
+}
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;

@@ -1,0 +1,280 @@
+//! The alloc runner: one per allocation on this node. Builds the alloc dir, runs a task
+//! runner per task, kills the rest of the group when a task fails (or the leader dies),
+//! and reports the alloc's client status and task states to the update batcher.
+//!
+//! Owned by the alloc watcher through `AllocRunnerHandle`; owns its task runners and joins
+//! them before it returns.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, Notify};
+use tokio::task::JoinHandle;
+
+use super::alloc_dir::AllocDir;
+use super::alloc_status::client_update;
+use super::task_runner::state::rfc3339;
+use super::task_runner::{events, TaskRunner, TaskRunnerHandle, TaskRunnerParams};
+use crate::api::{now_nanos, Allocation, Node, TaskState, TASK_STATE_DEAD};
+use crate::drivers::DriverRegistry;
+
+pub struct AllocRunnerParams {
+    pub alloc: Arc<Allocation>,
+    pub node: Arc<Node>,
+    pub region: String,
+    pub alloc_dir: AllocDir,
+    pub drivers: DriverRegistry,
+    pub max_kill_timeout: Duration,
+    pub updates: mpsc::UnboundedSender<Allocation>,
+}
+
+#[derive(Debug)]
+enum Command {
+    Update(Arc<Allocation>),
+    /// Desired stop/evict: kill every task; the runner keeps reporting until they are dead.
+    Stop,
+    /// Client shutdown. `stop_tasks`: kill and wait for the tasks first (dev mode);
+    /// otherwise leave them running.
+    Shutdown {
+        stop_tasks: bool,
+    },
+}
+
+pub struct AllocRunnerHandle {
+    pub alloc_id: String,
+    pub alloc_dir: AllocDir,
+    /// The alloc as last received from the server.
+    pub alloc: Arc<Allocation>,
+    cmds: mpsc::UnboundedSender<Command>,
+    join: JoinHandle<()>,
+}
+
+impl AllocRunnerHandle {
+    pub fn update(&mut self, alloc: Arc<Allocation>) {
+        self.alloc = alloc.clone();
+        let _ = self.cmds.send(Command::Update(alloc));
+    }
+
+    pub fn stop(&self) {
+        let _ = self.cmds.send(Command::Stop);
+    }
+
+    pub async fn shutdown(self, stop_tasks: bool) {
+        self.begin_shutdown(stop_tasks);
+        let _ = self.join.await;
+    }
+
+    /// Asks the runner to finish without waiting; `join` (or `is_finished`) later.
+    pub fn begin_shutdown(&self, stop_tasks: bool) {
+        let _ = self.cmds.send(Command::Shutdown { stop_tasks });
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.is_finished()
+    }
+
+    pub async fn join(self) {
+        let _ = self.join.await;
+    }
+}
+
+pub struct AllocRunner {
+    p: AllocRunnerParams,
+    tasks: BTreeMap<String, TaskRunnerHandle>,
+    state_changed: Arc<Notify>,
+    cmds: mpsc::UnboundedReceiver<Command>,
+    last_sent: Option<Allocation>,
+    /// Set once the group is being torn down, so siblings are killed only once.
+    killing: bool,
+}
+
+impl AllocRunner {
+    pub fn spawn(p: AllocRunnerParams) -> AllocRunnerHandle {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let alloc_id = p.alloc.id.clone();
+        let alloc = p.alloc.clone();
+        let alloc_dir = p.alloc_dir.clone();
+        let runner = AllocRunner {
+            p,
+            tasks: BTreeMap::new(),
+            state_changed: Arc::new(Notify::new()),
+            cmds: rx,
+            last_sent: None,
+            killing: false,
+        };
+        AllocRunnerHandle {
+            alloc_id,
+            alloc_dir,
+            alloc,
+            cmds: tx,
+            join: tokio::spawn(runner.run()),
+        }
+    }
+
+    fn start_tasks(&mut self) -> Result<(), String> {
+        if let Err(e) = self.p.alloc_dir.build() {
+            return Err(format!(
+                "failed to build alloc dir {}: {e}",
+                self.p.alloc_dir.root.display()
+            ));
+        }
+        let alloc = self.p.alloc.clone();
+        let group = alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .ok_or_else(|| format!("task group {:?} not found in job", alloc.task_group))?;
+        for (i, task) in group.tasks.iter().enumerate() {
+            let seed = seed_for(&alloc.id, i);
+            let handle = TaskRunner::spawn(TaskRunnerParams {
+                alloc: alloc.clone(),
+                task: task.clone(),
+                node: self.p.node.clone(),
+                region: self.p.region.clone(),
+                alloc_dir: self.p.alloc_dir.clone(),
+                driver: self.p.drivers.get(&task.driver),
+                max_kill_timeout: self.p.max_kill_timeout,
+                state_changed: self.state_changed.clone(),
+                seed,
+            });
+            self.tasks.insert(task.name.clone(), handle);
+        }
+        Ok(())
+    }
+
+    fn states(&self) -> BTreeMap<String, TaskState> {
+        self.tasks
+            .iter()
+            .map(|(k, t)| (k.clone(), t.state()))
+            .collect()
+    }
+
+    /// Kill every live task, first telling them why when a sibling or the leader caused it.
+    fn kill_all(&mut self, reason: Option<crate::api::TaskEvent>) {
+        self.killing = true;
+        for t in self.tasks.values() {
+            if t.state().state != TASK_STATE_DEAD {
+                if let Some(e) = &reason {
+                    t.note(e.clone());
+                }
+                t.kill();
+            }
+        }
+    }
+
+    fn on_state_change(&mut self) {
+        let states = self.states();
+        if !self.killing {
+            let now = now_nanos();
+            let failed = states
+                .iter()
+                .find(|(_, s)| s.state == TASK_STATE_DEAD && s.failed)
+                .map(|(n, _)| n.clone());
+            let leader_dead = self
+                .tasks
+                .values()
+                .any(|t| t.is_leader() && t.state().state == TASK_STATE_DEAD);
+            let any_live = states.values().any(|s| s.state != TASK_STATE_DEAD);
+            if any_live {
+                if let Some(name) = failed {
+                    self.kill_all(Some(events::sibling_failed(now, &name)));
+                } else if leader_dead {
+                    self.kill_all(Some(events::leader_dead(now)));
+                }
+            }
+        }
+        self.send_update(states);
+    }
+
+    fn send_update(&mut self, states: BTreeMap<String, TaskState>) {
+        let update = client_update(
+            &self.p.alloc.id,
+            &self.p.node.id,
+            states,
+            &rfc3339(now_nanos()),
+        );
+        if self.last_sent.as_ref() == Some(&update) {
+            return;
+        }
+        self.last_sent = Some(update.clone());
+        let _ = self.p.updates.send(update);
+    }
+
+    fn all_dead(&self) -> bool {
+        self.tasks.values().all(|t| t.is_finished())
+    }
+
+    /// Joins every task runner and returns their final states.
+    async fn join_tasks(&mut self) -> BTreeMap<String, TaskState> {
+        let mut states = BTreeMap::new();
+        for (name, t) in std::mem::take(&mut self.tasks) {
+            states.insert(name, t.join().await);
+        }
+        states
+    }
+
+    async fn run(mut self) {
+        if let Err(e) = self.start_tasks() {
+            tracing::error!(alloc_id = %self.p.alloc.id, error = %e, "alloc runner failed");
+            let mut update = client_update(&self.p.alloc.id, &self.p.node.id, BTreeMap::new(), "");
+            update.client_status = crate::api::ALLOC_CLIENT_FAILED.to_string();
+            update.client_description = e;
+            let _ = self.p.updates.send(update);
+        } else {
+            self.on_state_change();
+        }
+        if self.p.alloc.server_terminal() {
+            self.kill_all(None);
+        }
+        loop {
+            tokio::select! {
+                _ = self.state_changed.notified() => self.on_state_change(),
+                cmd = self.cmds.recv() => match cmd {
+                    Some(Command::Update(alloc)) => {
+                        for t in self.tasks.values() {
+                            t.update(alloc.clone());
+                        }
+                        let stop = alloc.server_terminal();
+                        self.p.alloc = alloc;
+                        if stop {
+                            self.kill_all(None);
+                        }
+                    }
+                    Some(Command::Stop) => self.kill_all(None),
+                    Some(Command::Shutdown { stop_tasks: true }) => {
+                        self.kill_all(None);
+                        let states = self.join_tasks().await;
+                        self.send_update(states);
+                        return;
+                    }
+                    Some(Command::Shutdown { stop_tasks: false }) | None => {
+                        for t in self.tasks.values() {
+                            t.detach();
+                        }
+                        self.join_tasks().await;
+                        return;
+                    }
+                },
+            }
+            if self.all_dead() && !self.tasks.is_empty() {
+                // Final states are published before a runner exits; collect them once more.
+                self.on_state_change();
+            }
+        }
+    }
+}
+
+/// A per-task seed for restart jitter, stable for a given alloc.
+fn seed_for(alloc_id: &str, index: usize) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in alloc_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h ^ index as u64
+}
+
+#[cfg(test)]
+#[path = "alloc_runner_tests.rs"]
+mod tests;

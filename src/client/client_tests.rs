@@ -1,0 +1,523 @@
+//! End to end through the client against an in-test fake of the server side of `ServerRpc`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::json;
+use tokio::sync::watch;
+
+use super::*;
+use crate::api::{Allocation, Job, RestartPolicy, Task, TaskGroup};
+use crate::drivers::testutil::wait_until;
+use crate::server::rpc::{ClientAllocs, NodeUpdateResponse, RpcError};
+
+#[derive(Default)]
+struct FakeServer {
+    /// (index, allocs for the node); a change wakes blocked queries.
+    allocs: Mutex<(u64, Vec<Allocation>)>,
+    changed: Mutex<Option<watch::Sender<u64>>>,
+    updates: Mutex<Vec<Allocation>>,
+    registrations: AtomicU64,
+    heartbeats: AtomicU64,
+    forget_node_once: AtomicBool,
+    ttl: Mutex<Duration>,
+}
+
+impl FakeServer {
+    fn new(ttl: Duration) -> Arc<Self> {
+        let s = FakeServer::default();
+        *s.changed.lock().unwrap() = Some(watch::channel(0).0);
+        *s.ttl.lock().unwrap() = ttl;
+        Arc::new(s)
+    }
+
+    fn set_allocs(&self, allocs: Vec<Allocation>) {
+        let mut g = self.allocs.lock().unwrap();
+        g.0 += 1;
+        g.1 = allocs;
+        let idx = g.0;
+        drop(g);
+        if let Some(tx) = self.changed.lock().unwrap().as_ref() {
+            tx.send_replace(idx);
+        }
+    }
+
+    fn updates_for(&self, alloc_id: &str) -> Vec<Allocation> {
+        self.updates
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|a| a.id == alloc_id)
+            .cloned()
+            .collect()
+    }
+
+    fn last_status(&self, alloc_id: &str) -> Option<String> {
+        self.updates_for(alloc_id)
+            .last()
+            .map(|a| a.client_status.clone())
+    }
+}
+
+#[async_trait]
+impl ServerRpc for FakeServer {
+    async fn node_register(&self, _node: Node) -> Result<NodeUpdateResponse, RpcError> {
+        self.registrations.fetch_add(1, Ordering::SeqCst);
+        Ok(NodeUpdateResponse {
+            heartbeat_ttl: *self.ttl.lock().unwrap(),
+            index: 1,
+        })
+    }
+
+    async fn node_update_status(
+        &self,
+        node_id: &str,
+        _status: &str,
+    ) -> Result<NodeUpdateResponse, RpcError> {
+        self.heartbeats.fetch_add(1, Ordering::SeqCst);
+        if self.forget_node_once.swap(false, Ordering::SeqCst) {
+            return Err(RpcError::UnknownNode(node_id.to_string()));
+        }
+        Ok(NodeUpdateResponse {
+            heartbeat_ttl: *self.ttl.lock().unwrap(),
+            index: 1,
+        })
+    }
+
+    async fn node_update_alloc(
+        &self,
+        _node_id: &str,
+        allocs: Vec<Allocation>,
+    ) -> Result<u64, RpcError> {
+        self.updates.lock().unwrap().extend(allocs);
+        Ok(1)
+    }
+
+    async fn node_get_client_allocs(
+        &self,
+        _node_id: &str,
+        min_index: u64,
+        timeout: Duration,
+    ) -> Result<ClientAllocs, RpcError> {
+        let mut rx = self
+            .changed
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|tx| tx.subscribe())
+            .ok_or(RpcError::Shutdown)?;
+        let _ = tokio::time::timeout(timeout, async {
+            while *rx.borrow_and_update() <= min_index {
+                if rx.changed().await.is_err() {
+                    return;
+                }
+            }
+        })
+        .await;
+        let g = self.allocs.lock().unwrap();
+        Ok(ClientAllocs {
+            allocs: g.1.clone(),
+            index: g.0,
+        })
+    }
+}
+
+fn job(kind: &str, driver: &str, config: serde_json::Value) -> Job {
+    Job {
+        id: "example".into(),
+        name: "example".into(),
+        namespace: "default".into(),
+        r#type: kind.into(),
+        version: 0,
+        task_groups: vec![TaskGroup {
+            name: "web".into(),
+            count: 1,
+            restart_policy: Some(RestartPolicy {
+                attempts: 0,
+                delay: crate::api::SECOND,
+                interval: crate::api::MINUTE,
+                mode: "fail".into(),
+                render_templates: false,
+            }),
+            tasks: vec![Task {
+                name: "server".into(),
+                driver: driver.into(),
+                config: Some(match config {
+                    serde_json::Value::Object(m) => m.into_iter().collect(),
+                    _ => BTreeMap::new(),
+                }),
+                kill_timeout: Some(2 * crate::api::SECOND),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn alloc(node_id: &str, job: Job) -> Allocation {
+    Allocation {
+        id: crate::api::generate_id(),
+        name: "example.web[0]".into(),
+        namespace: "default".into(),
+        node_id: node_id.into(),
+        job_id: job.id.clone(),
+        task_group: "web".into(),
+        desired_status: "run".into(),
+        client_status: "pending".into(),
+        alloc_modify_index: 10,
+        job: Some(Arc::new(job)),
+        ..Default::default()
+    }
+}
+
+async fn start(tmp: &Path, server: &Arc<FakeServer>) -> ClientHandle {
+    let mut cfg = ClientConfig::dev(tmp);
+    cfg.alloc_update_interval = Duration::from_millis(50);
+    let rpc: Arc<dyn ServerRpc> = server.clone();
+    let client = Client::start(cfg, rpc).await.unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || async {
+            server.registrations.load(Ordering::SeqCst) > 0
+        })
+        .await
+    );
+    client
+}
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+#[tokio::test]
+async fn mock_batch_alloc_runs_then_completes_and_logs_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job(
+            "batch",
+            "mock_driver",
+            json!({ "run_for": "500ms", "stdout_string": "hello from ${NOMAD_TASK_NAME}\n" }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await,
+        "updates: {:?}",
+        server.updates_for(&id)
+    );
+    let statuses: Vec<String> = server
+        .updates_for(&id)
+        .iter()
+        .map(|u| u.client_status.clone())
+        .collect();
+    let running = statuses
+        .iter()
+        .position(|s| s == "running")
+        .expect("never running");
+    let complete = statuses.iter().position(|s| s == "complete").unwrap();
+    assert!(running < complete, "{statuses:?}");
+    let last = server.updates_for(&id).pop().unwrap();
+    assert_eq!(last.client_description, "All tasks have completed");
+    let ts = &last.task_states.unwrap()["server"];
+    assert_eq!(ts.state, "dead");
+    assert!(!ts.failed);
+    let kinds: Vec<&str> = ts.events.iter().map(|e| e.r#type.as_str()).collect();
+    assert_eq!(kinds, ["Received", "Task Setup", "Started", "Terminated"]);
+    let chunks = client
+        .read_logs(&id, "server", LogStream::Stdout, LogOrigin::Start, 0)
+        .unwrap();
+    assert_eq!(&chunks[0].data[..], b"hello from server\n");
+    assert_eq!(chunks[0].file, "alloc/logs/server.stdout.0");
+    let dir = client.alloc_dir(&id).unwrap();
+    for d in [
+        "alloc/data",
+        "alloc/logs",
+        "alloc/tmp",
+        "server/local",
+        "server/secrets",
+        "server/tmp",
+    ] {
+        assert!(dir.join(d).is_dir(), "{d}");
+    }
+    client.shutdown(false).await;
+}
+
+#[tokio::test]
+async fn raw_exec_service_is_killed_when_the_server_stops_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let mut a = alloc(
+        client.node_id(),
+        job(
+            "service",
+            "raw_exec",
+            json!({ "command": "/bin/sh", "args": ["-c", "echo hello $NOMAD_ALLOC_INDEX; exec sleep 1000"] }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a.clone()]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || async {
+            client
+                .read_logs(&id, "server", LogStream::Stdout, LogOrigin::Start, 0)
+                .is_ok_and(|c| c.first().is_some_and(|c| &c.data[..] == b"hello 0\n"))
+        })
+        .await
+    );
+    a.desired_status = "stop".into();
+    a.alloc_modify_index = 11;
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await,
+        "{:?}",
+        server.updates_for(&id)
+    );
+    let last = server.updates_for(&id).pop().unwrap();
+    let ts = &last.task_states.unwrap()["server"];
+    let tail: Vec<(&str, &str)> = ts
+        .events
+        .iter()
+        .skip(3)
+        .map(|e| (e.r#type.as_str(), e.display_message.as_str()))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            ("Killing", "Sent interrupt. Waiting 2s before force killing"),
+            ("Terminated", "Exit Code: 130, Signal: 2"),
+            ("Killed", "Task successfully killed"),
+        ]
+    );
+    assert!(ts.finished_at.is_some());
+    client.shutdown(false).await;
+}
+
+#[tokio::test]
+async fn missing_binary_fails_the_alloc_with_a_driver_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job(
+            "service",
+            "raw_exec",
+            json!({ "command": "no-such-binary-here" }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("failed")
+        })
+        .await
+    );
+    let last = server.updates_for(&id).pop().unwrap();
+    assert_eq!(last.client_description, "Failed tasks");
+    let ts = &last.task_states.unwrap()["server"];
+    assert!(ts.failed);
+    let failure = ts
+        .events
+        .iter()
+        .find(|e| e.r#type == "Driver Failure")
+        .unwrap();
+    assert_eq!(
+        failure.display_message,
+        "binary \"no-such-binary-here\" could not be found"
+    );
+    client.shutdown(false).await;
+}
+
+#[tokio::test]
+async fn shutdown_with_stop_tasks_kills_tasks_and_sends_final_updates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job(
+            "service",
+            "raw_exec",
+            json!({ "command": "/bin/sleep", "args": ["1000"] }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    tokio::time::timeout(Duration::from_secs(10), client.shutdown(true))
+        .await
+        .expect("shutdown hung");
+    assert_eq!(server.last_status(&id).as_deref(), Some("complete"));
+}
+
+#[tokio::test]
+async fn heartbeats_and_reregisters_when_the_server_forgets_the_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_millis(100));
+    server.forget_node_once.store(true, Ordering::SeqCst);
+    let client = start(tmp.path(), &server).await;
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.registrations.load(Ordering::SeqCst) >= 2
+                && server.heartbeats.load(Ordering::SeqCst) >= 2
+        })
+        .await
+    );
+    client.shutdown(false).await;
+}
+
+#[tokio::test]
+async fn follow_logs_streams_a_running_tasks_output() {
+    use futures::StreamExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job(
+            "service",
+            "mock_driver",
+            json!({ "run_for": "1h", "stdout_string": "tick\n", "stdout_repeat": 1000,
+                    "stdout_repeat_duration": "20ms" }),
+        ),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    let follower = client
+        .follow_logs(&id, "server", LogStream::Stdout, LogOrigin::Start, 0)
+        .unwrap();
+    let mut stream = Box::pin(follower.into_stream());
+    let mut got = String::new();
+    let mut last_offset = 0;
+    while got.matches("tick\n").count() < 5 {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("no new log data")
+            .unwrap()
+            .unwrap();
+        assert_eq!(chunk.file, "alloc/logs/server.stdout.0");
+        assert!(chunk.offset > last_offset);
+        last_offset = chunk.offset;
+        got.push_str(std::str::from_utf8(&chunk.data).unwrap());
+    }
+    assert_eq!(last_offset as usize, got.len());
+    assert!(matches!(
+        client.follow_logs(
+            "not-an-alloc",
+            "server",
+            LogStream::Stdout,
+            LogOrigin::Start,
+            0
+        ),
+        Err(LogError::UnknownAlloc(_))
+    ));
+    client.shutdown(true).await;
+}
+
+#[tokio::test]
+async fn in_place_update_keeps_the_task_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let mut a = alloc(
+        client.node_id(),
+        job("service", "mock_driver", json!({ "run_for": "1h" })),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a.clone()]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    // A new job version delivered in place (same alloc), then a stop: the stop is only
+    // seen after the update, so a restart caused by the update would show in the events.
+    let mut j = (**a.job.as_ref().unwrap()).clone();
+    j.version = 1;
+    a.job = Some(Arc::new(j));
+    a.alloc_modify_index = 11;
+    server.set_allocs(vec![a.clone()]);
+    a.desired_status = "stop".into();
+    a.alloc_modify_index = 12;
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await
+    );
+    let ts = server.updates_for(&id).pop().unwrap().task_states.unwrap()["server"].clone();
+    let kinds: Vec<&str> = ts.events.iter().map(|e| e.r#type.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Received",
+            "Task Setup",
+            "Started",
+            "Killing",
+            "Terminated",
+            "Killed"
+        ]
+    );
+    assert_eq!(ts.restarts, 0);
+    client.shutdown(false).await;
+}
+
+#[tokio::test]
+async fn allocs_the_server_forgets_are_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start(tmp.path(), &server).await;
+    let a = alloc(
+        client.node_id(),
+        job("service", "mock_driver", json!({ "run_for": "1h" })),
+    );
+    let id = a.id.clone();
+    server.set_allocs(vec![a]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("running")
+        })
+        .await
+    );
+    server.set_allocs(vec![]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&id).as_deref() == Some("complete")
+        })
+        .await
+    );
+    client.shutdown(false).await;
+}

@@ -1,0 +1,391 @@
+//! The task runner: drives one task through its lifecycle. The decisions live in the pure
+//! `state::TaskMachine`; this shell performs its actions (build the task dir and env, call
+//! the driver, wait, stop, schedule restarts) and publishes the resulting `TaskState`.
+//!
+//! Owned by its alloc runner, which talks to it over a command channel and watches its
+//! state; the runner's tokio task is joined by the alloc runner.
+
+pub mod events;
+pub mod restarts;
+pub mod state;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use tokio::sync::{mpsc, watch, Notify};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::alloc_dir::AllocDir;
+use super::taskenv::{EnvInputs, TaskEnv};
+use crate::api::{
+    now_nanos, Allocation, Node, RestartPolicy, Task, TaskEvent, TaskState, HOUR, MINUTE,
+    RESTART_MODE_FAIL, SECOND,
+};
+use crate::drivers::{Driver, DriverError, ExitResult, FsIsolation, TaskConfig, TaskHandle};
+use restarts::RestartTracker;
+use state::{Action, Event, TaskMachine};
+
+/// Nomad's default `kill_timeout`.
+pub const DEFAULT_KILL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Nomad's default restart policies, for jobs that reach the client without one.
+pub fn default_restart_policy(batch: bool) -> RestartPolicy {
+    if batch {
+        RestartPolicy {
+            attempts: 3,
+            delay: 15 * SECOND,
+            interval: 24 * HOUR,
+            mode: RESTART_MODE_FAIL.to_string(),
+            render_templates: false,
+        }
+    } else {
+        RestartPolicy {
+            attempts: 2,
+            delay: 15 * SECOND,
+            interval: 30 * MINUTE,
+            mode: RESTART_MODE_FAIL.to_string(),
+            render_templates: false,
+        }
+    }
+}
+
+/// The task's policy, else its group's, else Nomad's default for the job type.
+pub fn restart_policy_for(alloc: &Allocation, task: &Task) -> RestartPolicy {
+    let job = alloc.job.as_deref();
+    task.restart_policy
+        .clone()
+        .or_else(|| {
+            job.and_then(|j| j.lookup_task_group(&alloc.task_group))
+                .and_then(|tg| tg.restart_policy.clone())
+        })
+        .unwrap_or_else(|| default_restart_policy(job.is_some_and(|j| j.is_batch())))
+}
+
+pub struct TaskRunnerParams {
+    pub alloc: Arc<Allocation>,
+    pub task: Task,
+    pub node: Arc<Node>,
+    pub region: String,
+    pub alloc_dir: AllocDir,
+    /// None when the node has no such driver: the first start fails with a driver failure.
+    pub driver: Option<Arc<dyn Driver>>,
+    pub max_kill_timeout: Duration,
+    /// Poked after every published state change; the alloc runner listens.
+    pub state_changed: Arc<Notify>,
+    pub seed: u64,
+}
+
+#[derive(Debug)]
+enum Command {
+    Kill,
+    Note(Box<TaskEvent>),
+    Update(Arc<Allocation>),
+    /// Client shutdown: leave the task running and exit.
+    Detach,
+}
+
+/// The alloc runner's side of a task runner.
+pub struct TaskRunnerHandle {
+    pub name: String,
+    cmds: mpsc::UnboundedSender<Command>,
+    state: watch::Receiver<TaskState>,
+    join: JoinHandle<()>,
+    leader: bool,
+}
+
+impl TaskRunnerHandle {
+    pub fn state(&self) -> TaskState {
+        self.state.borrow().clone()
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.leader
+    }
+
+    /// Stop the task (kill_signal, then SIGKILL after kill_timeout). No-op once dead.
+    pub fn kill(&self) {
+        let _ = self.cmds.send(Command::Kill);
+    }
+
+    pub fn note(&self, event: TaskEvent) {
+        let _ = self.cmds.send(Command::Note(Box::new(event)));
+    }
+
+    pub fn update(&self, alloc: Arc<Allocation>) {
+        let _ = self.cmds.send(Command::Update(alloc));
+    }
+
+    pub fn detach(&self) {
+        let _ = self.cmds.send(Command::Detach);
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.is_finished()
+    }
+
+    /// Waits for the runner's task to end and returns the last state it published.
+    pub async fn join(self) -> TaskState {
+        let _ = self.join.await;
+        let state = self.state.borrow().clone();
+        state
+    }
+}
+
+pub struct TaskRunner {
+    p: TaskRunnerParams,
+    machine: TaskMachine,
+    state_tx: watch::Sender<TaskState>,
+    cmds: mpsc::UnboundedReceiver<Command>,
+    handle: Option<TaskHandle>,
+}
+
+type WaitFuture = BoxFuture<'static, Result<ExitResult, DriverError>>;
+
+impl TaskRunner {
+    pub fn spawn(p: TaskRunnerParams) -> TaskRunnerHandle {
+        let policy = restart_policy_for(&p.alloc, &p.task);
+        let batch = p.alloc.job.as_deref().is_some_and(|j| j.is_batch());
+        let now = now_nanos();
+        let machine = TaskMachine::new(RestartTracker::new(policy, batch, now, p.seed), now);
+        let (state_tx, state_rx) = watch::channel(machine.state.clone());
+        let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+        let name = p.task.name.clone();
+        let leader = p.task.leader;
+        let runner = TaskRunner {
+            p,
+            machine,
+            state_tx,
+            cmds: cmd_rx,
+            handle: None,
+        };
+        TaskRunnerHandle {
+            name,
+            cmds: cmd_tx,
+            state: state_rx,
+            join: tokio::spawn(runner.run()),
+            leader,
+        }
+    }
+
+    fn publish(&self) {
+        self.state_tx.send_replace(self.machine.state.clone());
+        self.p.state_changed.notify_one();
+    }
+
+    fn step(&mut self, event: Event, queue: &mut VecDeque<Action>) {
+        queue.extend(self.machine.next(event, now_nanos()));
+        self.publish();
+    }
+
+    fn kill_timeout(&self) -> Duration {
+        let t = self
+            .p
+            .task
+            .kill_timeout
+            .filter(|t| *t > 0)
+            .map(|t| Duration::from_nanos(t as u64))
+            .unwrap_or(DEFAULT_KILL_TIMEOUT);
+        t.min(self.p.max_kill_timeout)
+    }
+
+    fn build_config(&self) -> Result<TaskConfig, String> {
+        let task = &self.p.task;
+        let dir = self
+            .p
+            .alloc_dir
+            .build_task(&task.name)
+            .map_err(|e| format!("failed to build task directory for {:?}: {e}", task.name))?;
+        let fs_none = self
+            .p
+            .driver
+            .as_ref()
+            .is_some_and(|d| d.capabilities().fs_isolation == FsIsolation::None);
+        let env = TaskEnv::build(EnvInputs {
+            alloc: &self.p.alloc,
+            task,
+            node: &self.p.node,
+            region: &self.p.region,
+            alloc_dir: &self.p.alloc_dir,
+            host_env: fs_none.then(|| std::env::vars().collect()),
+        });
+        let config = task
+            .config
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, env.interpolate_value(&v)))
+            .collect();
+        let log = task.log_config.clone().unwrap_or_default();
+        let res = self
+            .p
+            .alloc
+            .allocated_resources
+            .as_ref()
+            .and_then(|ar| ar.tasks.get(&task.name));
+        Ok(TaskConfig {
+            id: format!(
+                "{}/{}/{}",
+                self.p.alloc.id,
+                task.name,
+                crate::api::short_id(&crate::api::generate_id())
+            ),
+            name: task.name.clone(),
+            alloc_id: self.p.alloc.id.clone(),
+            job_name: self
+                .p
+                .alloc
+                .job
+                .as_ref()
+                .map(|j| j.name.clone())
+                .unwrap_or_default(),
+            task_group_name: self.p.alloc.task_group.clone(),
+            config,
+            env: env.env,
+            user: task.user.clone(),
+            task_dir: dir.dir,
+            alloc_dir: self.p.alloc_dir.root.clone(),
+            log_max_files: log.max_files.max(0) as u32,
+            log_max_file_size_mb: log.max_file_size_mb.max(0) as u32,
+            logs_disabled: log.disabled,
+            cpu_shares: res.map(|r| r.cpu.cpu_shares).unwrap_or(0),
+            memory_mb: res.map(|r| r.memory.memory_mb).unwrap_or(0),
+            memory_max_mb: res.map(|r| r.memory.memory_max_mb).unwrap_or(0),
+        })
+    }
+
+    /// Sets up and starts the task; the event says how it went.
+    async fn start(&mut self) -> (Event, Option<WaitFuture>) {
+        let cfg = match self.build_config() {
+            Ok(c) => c,
+            Err(e) => return (Event::SetupFailed(e), None),
+        };
+        let Some(driver) = self.p.driver.clone() else {
+            let error = format!(
+                "failed to dispense driver {:?}: plugin not found",
+                self.p.task.driver
+            );
+            return (
+                Event::StartFailed {
+                    error,
+                    recoverable: false,
+                },
+                None,
+            );
+        };
+        match driver.start(cfg).await {
+            Ok(handle) => {
+                let h = handle.clone();
+                let d = driver.clone();
+                let wait = async move { d.wait(&h).await }.boxed();
+                self.handle = Some(handle);
+                (Event::Started, Some(wait))
+            }
+            Err(e) => (
+                Event::StartFailed {
+                    error: e.to_string(),
+                    recoverable: e.is_recoverable(),
+                },
+                None,
+            ),
+        }
+    }
+
+    async fn release_handle(&mut self) {
+        if let (Some(h), Some(d)) = (self.handle.take(), self.p.driver.as_ref()) {
+            if let Err(e) = d.destroy(&h, true).await {
+                tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
+            }
+        }
+    }
+
+    async fn run(mut self) {
+        let mut queue = VecDeque::new();
+        let mut wait: Option<WaitFuture> = None;
+        let mut restart_at: Option<Instant> = None;
+        self.step(Event::Begin, &mut queue);
+        loop {
+            while let Some(action) = queue.pop_front() {
+                match action {
+                    Action::Start { .. } => {
+                        let (event, w) = self.start().await;
+                        wait = w;
+                        self.step(event, &mut queue);
+                    }
+                    Action::StopDriver { signal, timeout } => {
+                        if let (Some(h), Some(d)) = (&self.handle, &self.p.driver) {
+                            if let Err(e) = d.stop(h, &signal, timeout).await {
+                                // Force it down so the pending wait resolves and the
+                                // runner can finish.
+                                tracing::warn!(task = %self.p.task.name, error = %e, "stopping task failed; destroying it");
+                                if let Err(e) = d.destroy(h, true).await {
+                                    tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
+                                }
+                            }
+                        }
+                    }
+                    Action::ScheduleRestart(delay) => restart_at = Some(Instant::now() + delay),
+                    Action::Finish => {
+                        self.release_handle().await;
+                        self.publish();
+                        return;
+                    }
+                }
+            }
+            tokio::select! {
+                cmd = self.cmds.recv() => match cmd {
+                    Some(Command::Kill) => {
+                        let ev = Event::Kill {
+                            signal: self.p.task.kill_signal.clone(),
+                            kill_timeout: self.kill_timeout(),
+                        };
+                        self.step(ev, &mut queue);
+                    }
+                    Some(Command::Note(e)) => self.step(Event::Note(e), &mut queue),
+                    Some(Command::Update(alloc)) => self.update(alloc),
+                    Some(Command::Detach) | None => return,
+                },
+                res = async {
+                    match wait.as_mut() {
+                        Some(w) => w.await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    wait = None;
+                    let result = res.unwrap_or_else(|e| ExitResult {
+                        exit_code: 0,
+                        err: Some(e.to_string()),
+                        ..Default::default()
+                    });
+                    self.release_handle().await;
+                    self.step(Event::Exited(result), &mut queue);
+                }
+                _ = tokio::time::sleep_until(restart_at.unwrap_or_else(Instant::now)), if restart_at.is_some() => {
+                    restart_at = None;
+                    self.step(Event::RestartDue, &mut queue);
+                }
+            }
+        }
+    }
+
+    /// An in-place update (new job version, same task): later starts use the new task
+    /// definition and restart policy; the running process is left alone, as Nomad does.
+    fn update(&mut self, alloc: Arc<Allocation>) {
+        let task = alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .and_then(|tg| tg.tasks.iter().find(|t| t.name == self.p.task.name))
+            .cloned();
+        if let Some(task) = task {
+            self.machine
+                .tracker
+                .set_policy(restart_policy_for(&alloc, &task));
+            self.p.task = task;
+        }
+        self.p.alloc = alloc;
+    }
+}

@@ -1,0 +1,277 @@
+//! The task lifecycle as a pure state machine: `(phase, event, now) -> (phase, actions)`.
+//! The async shell in `mod.rs` performs the actions and feeds results back as events.
+//!
+//! ```text
+//!             Begin                  Started
+//!  Pending ----------> Starting ----------------> Running
+//!     |                 |    ^                      |  |
+//!     |     StartFailed |    | RestartDue     Exited|  | Kill (Killing event,
+//!     |   (Driver Fail.)|    |                      |  |  StopDriver)
+//!     |                 v    |                      |  v
+//!     |  Kill        restart policy <---------------+ Killing
+//!     |              /      |      \                      |
+//!     |      Restart/  NotRestarting\Terminated      Exited (Terminated,
+//!     |            v        |        v                Killed)
+//!     |      RestartWait    +-----> Dead <---------------+
+//!     |           |  Kill            ^
+//!     +-----------+------------------+
+//! ```
+//!
+//! Every transition appends Nomad's task events to the `TaskState` and moves its
+//! `State` between pending/running/dead, with `StartedAt`/`FinishedAt`/`Restarts`/`Failed`
+//! kept as Nomad's task runner keeps them.
+
+use std::time::Duration;
+
+use super::events;
+use super::restarts::{Decision, Outcome, RestartTracker};
+use crate::api::{TaskEvent, TaskState, TASK_STATE_DEAD, TASK_STATE_PENDING, TASK_STATE_RUNNING};
+use crate::drivers::ExitResult;
+
+/// Task events kept per task (Nomad's `defaultMaxEvents`).
+pub const MAX_EVENTS: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Pending,
+    Starting,
+    Running,
+    Killing,
+    RestartWait,
+    Dead,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The runner is ready to set up and start the task for the first time.
+    Begin,
+    SetupFailed(String),
+    Started,
+    StartFailed {
+        error: String,
+        recoverable: bool,
+    },
+    Exited(ExitResult),
+    RestartDue,
+    /// Stop the task: `kill_timeout` is already capped by the client's max.
+    Kill {
+        signal: String,
+        kill_timeout: Duration,
+    },
+    /// Record an event without a transition (e.g. "Sibling Task Failed").
+    Note(Box<TaskEvent>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Build the task dir and environment (`first` only: emit nothing more), then start.
+    Start {
+        first: bool,
+    },
+    StopDriver {
+        signal: String,
+        timeout: Duration,
+    },
+    ScheduleRestart(Duration),
+    /// The task is dead for good; the shell releases the driver handle and exits.
+    Finish,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskMachine {
+    pub phase: Phase,
+    pub state: TaskState,
+    pub tracker: RestartTracker,
+    /// A kill that arrived while a start was in flight; applied once it resolves.
+    kill_pending: Option<(String, Duration)>,
+}
+
+pub fn rfc3339(nanos: i64) -> String {
+    let secs = nanos.div_euclid(1_000_000_000);
+    let sub = nanos.rem_euclid(1_000_000_000) as u32;
+    match chrono::DateTime::from_timestamp(secs, sub) {
+        Some(t) => {
+            let base = t.format("%Y-%m-%dT%H:%M:%S").to_string();
+            if sub == 0 {
+                format!("{base}Z")
+            } else {
+                let frac = format!("{sub:09}");
+                format!("{base}.{}Z", frac.trim_end_matches('0'))
+            }
+        }
+        None => "0001-01-01T00:00:00Z".to_string(),
+    }
+}
+
+impl TaskMachine {
+    /// A new task: pending, with the "Received" event.
+    pub fn new(tracker: RestartTracker, now: i64) -> Self {
+        let mut m = TaskMachine {
+            phase: Phase::Pending,
+            state: TaskState {
+                state: TASK_STATE_PENDING.to_string(),
+                ..Default::default()
+            },
+            tracker,
+            kill_pending: None,
+        };
+        m.append(events::received(now));
+        m
+    }
+
+    pub fn is_dead(&self) -> bool {
+        self.phase == Phase::Dead
+    }
+
+    fn append(&mut self, e: TaskEvent) {
+        if e.fails_task {
+            self.state.failed = true;
+        }
+        if e.r#type == crate::api::TASK_RESTARTING {
+            self.state.restarts += 1;
+            self.state.last_restart = Some(rfc3339(e.time));
+        }
+        if self.state.events.len() >= MAX_EVENTS {
+            self.state.events.remove(0);
+        }
+        self.state.events.push(e);
+    }
+
+    fn set_state(&mut self, state: &str, now: i64) {
+        match state {
+            TASK_STATE_RUNNING if self.state.state != TASK_STATE_RUNNING => {
+                self.state.started_at = Some(rfc3339(now));
+            }
+            TASK_STATE_DEAD if self.state.finished_at.is_none() => {
+                self.state.finished_at = Some(rfc3339(now));
+            }
+            _ => {}
+        }
+        self.state.state = state.to_string();
+    }
+
+    fn die(&mut self, now: i64) -> Vec<Action> {
+        self.phase = Phase::Dead;
+        self.set_state(TASK_STATE_DEAD, now);
+        vec![Action::Finish]
+    }
+
+    fn apply(&mut self, d: Decision, now: i64) -> Vec<Action> {
+        match d {
+            Decision::Killed => {
+                self.append(events::killed(now));
+                self.die(now)
+            }
+            Decision::Restart {
+                delay_nanos,
+                reason,
+            } => {
+                self.append(events::restarting(now, delay_nanos, &reason));
+                self.set_state(TASK_STATE_PENDING, now);
+                self.phase = Phase::RestartWait;
+                vec![Action::ScheduleRestart(Duration::from_nanos(
+                    delay_nanos.max(0) as u64,
+                ))]
+            }
+            Decision::NotRestarting { reason } => {
+                self.append(events::not_restarting(now, &reason));
+                self.die(now)
+            }
+            Decision::Terminated { .. } => self.die(now),
+        }
+    }
+
+    fn begin_kill(&mut self, signal: String, timeout: Duration, now: i64) -> Vec<Action> {
+        self.append(events::killing(now, timeout.as_nanos() as i64));
+        self.phase = Phase::Killing;
+        vec![Action::StopDriver { signal, timeout }]
+    }
+
+    /// The transition function. Events that make no sense in a phase are ignored (no
+    /// actions), e.g. a second Kill while killing.
+    pub fn next(&mut self, event: Event, now: i64) -> Vec<Action> {
+        use Phase::*;
+        match (self.phase, event) {
+            (_, Event::Note(e)) => {
+                self.append(*e);
+                Vec::new()
+            }
+            (Pending, Event::Begin) => {
+                self.append(events::setup_building_dir(now));
+                self.phase = Starting;
+                vec![Action::Start { first: true }]
+            }
+            (Pending | RestartWait, Event::Kill { kill_timeout, .. }) => {
+                self.append(events::killing(now, kill_timeout.as_nanos() as i64));
+                self.die(now)
+            }
+            (
+                Starting,
+                Event::Kill {
+                    signal,
+                    kill_timeout,
+                },
+            ) => {
+                self.kill_pending = Some((signal, kill_timeout));
+                Vec::new()
+            }
+            (Starting, Event::SetupFailed(err)) => {
+                self.append(events::setup_failure(now, &err));
+                let d = self
+                    .tracker
+                    .decide(&Outcome::StartError { recoverable: false }, now);
+                self.apply(d, now)
+            }
+            (Starting, Event::Started) => {
+                self.append(events::started(now));
+                self.set_state(TASK_STATE_RUNNING, now);
+                self.phase = Running;
+                match self.kill_pending.take() {
+                    Some((signal, timeout)) => self.begin_kill(signal, timeout, now),
+                    None => Vec::new(),
+                }
+            }
+            (Starting, Event::StartFailed { error, recoverable }) => {
+                self.append(events::driver_failure(now, &error));
+                if self.kill_pending.take().is_some() {
+                    return self.die(now);
+                }
+                let d = self
+                    .tracker
+                    .decide(&Outcome::StartError { recoverable }, now);
+                self.apply(d, now)
+            }
+            (Running, Event::Exited(r)) => {
+                self.append(events::terminated(now, &r));
+                let d = self.tracker.decide(&Outcome::Exited(r), now);
+                self.apply(d, now)
+            }
+            (
+                Running,
+                Event::Kill {
+                    signal,
+                    kill_timeout,
+                },
+            ) => self.begin_kill(signal, kill_timeout, now),
+            (Killing, Event::Exited(r)) => {
+                self.append(events::terminated(now, &r));
+                let d = self.tracker.decide(&Outcome::Killed, now);
+                self.apply(d, now)
+            }
+            (RestartWait, Event::RestartDue) => {
+                self.phase = Starting;
+                vec![Action::Start { first: false }]
+            }
+            (Dead, _)
+            | (Killing, _)
+            | (Pending, _)
+            | (Starting, Event::Begin | Event::Exited(_) | Event::RestartDue)
+            | (Running, _)
+            | (RestartWait, _) => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

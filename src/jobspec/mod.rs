@@ -1,1 +1,90 @@
-//! HCL2 jobspec -> api::Job.
+//! HCL2 jobspec -> `api::Job`, plus Nomad's server-side defaults (`canonicalize`) and
+//! validation (`validate`), and the `nomad job init` example.
+//!
+//! Parsing walks the hcl-edit syntax tree (which keeps byte spans) with a per-block schema,
+//! so every problem carries a `file:line,col-col` position and all problems are reported at
+//! once. The output matches `nomad job run -output`: defaults for blocks the user did not
+//! write are left to `canonicalize`. Because the api types hold plain values, a block the user
+//! did write gets its unset fields filled from Nomad's defaults while parsing (see
+//! `policies`), since afterwards "unset" can no longer be told from "zero".
+//!
+//! This module owns the jobspec language; it must not reach into server or client state.
+
+mod body;
+mod canonicalize;
+mod decode;
+pub mod diag;
+pub mod duration;
+mod eval;
+mod init;
+mod policies;
+mod validate;
+mod variables;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::api::Job;
+
+pub use canonicalize::{canonicalize, DEFAULT_KILL_TIMEOUT};
+pub use diag::{Diagnostic, Pos, SourceRange};
+pub use init::init_job;
+pub use validate::{
+    format_multierror, format_warnings, validate, ValidationError, JOB_MAX_PRIORITY,
+    JOB_MIN_PRIORITY,
+};
+
+/// Why a job file could not be turned into a job.
+#[derive(Debug, thiserror::Error)]
+pub enum JobspecError {
+    #[error("Error reading job file from {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Syntax or decoding problems; every one found is listed, in source order.
+    #[error("Error parsing job file from {filename}:\n{}", DiagList(.diagnostics))]
+    Parse {
+        filename: String,
+        diagnostics: Vec<Diagnostic>,
+    },
+}
+
+struct DiagList<'a>(&'a [Diagnostic]);
+
+impl fmt::Display for DiagList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads and parses a job file; `vars` are the `-var name=value` pairs.
+pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, JobspecError> {
+    let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_str(&src, &path.display().to_string(), vars)
+}
+
+/// Parses jobspec source text; `filename` is used in error positions.
+pub fn parse_str(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+) -> Result<Job, JobspecError> {
+    decode::decode(src, filename, vars).map_err(|diagnostics| JobspecError::Parse {
+        filename: filename.to_string(),
+        diagnostics,
+    })
+}

@@ -18,7 +18,9 @@ pub mod duration;
 mod eval;
 mod init;
 mod policies;
+mod schema;
 mod validate;
+mod validate_policies;
 mod variables;
 
 #[cfg(test)]

@@ -607,3 +607,57 @@ fn warnings_are_returned() {
     assert!(warnings[0].starts_with("Group \"web\" has warnings: 1 error occurred:\n\t* Update max parallel count is greater than task group count (3 > 2)."));
     assert_eq!(format_warnings(&["w".to_string()]), "1 warning:\n\n* w");
 }
+
+#[test]
+fn expressions_evaluate_at_parse_time() {
+    let job = parse(
+        r#"variable "ports" {
+  type    = list(string)
+  default = ["a", "b"]
+}
+locals {
+  n    = 2 * 3 - 1
+  tags = [for p in var.ports : "${p}-x" if p != "b"]
+}
+job "x" {
+  meta = {
+    "dotted.key" = 1
+    flag         = true
+  }
+  group "g" {
+    count = local.n > 4 ? local.n : 1
+    task "t" {
+      driver = "raw_exec"
+      env = {
+        FIRST = var.ports[0]
+      }
+      config {
+        tags   = local.tags
+        script = <<-EOT
+          echo one
+          echo ${var.ports[1]}
+        EOT
+      }
+    }
+  }
+}"#,
+    );
+    let meta = job.meta.clone().expect("meta");
+    assert_eq!(meta["dotted.key"], "1");
+    assert_eq!(meta["flag"], "true");
+    let tg = &job.task_groups[0];
+    assert_eq!(tg.count, 5);
+    let t = &tg.tasks[0];
+    assert_eq!(
+        t.env.as_ref().map(|e| e["FIRST"].clone()),
+        Some("a".to_string())
+    );
+    let config = t.config.clone().expect("config");
+    assert_eq!(config["tags"], json!(["a-x"]));
+    assert_eq!(config["script"], json!("echo one\necho b\n"));
+
+    let vars = vec![("ports".to_string(), "[\"z\"]".to_string())];
+    let src = "variable \"ports\" {\n  type = list(string)\n}\njob \"x\" {\n  datacenters = var.ports\n}\n";
+    let job = parse_str(src, "t.hcl", &vars).expect("structured -var");
+    assert_eq!(job.datacenters, Some(vec!["z".to_string()]));
+}

@@ -307,20 +307,12 @@ impl<'a> EvalContext<'a> {
 
     fn eval_for(&mut self, f: &hcl_edit::expr::ForExpr) -> EvalResult {
         let coll = self.eval(&f.intro.collection_expr)?;
-        let pairs: Vec<(Value, Value)> = match coll {
-            Value::Array(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| (Value::from(i), v))
-                .collect(),
-            Value::Object(m) => m.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
-            _ => {
-                return Err(self.err(
-                    "Iteration over non-iterable value",
-                    "A value of type list, set, map or object is required.".to_string(),
-                    f.intro.collection_expr.span(),
-                ))
-            }
+        let Some(pairs) = iteration_pairs(coll) else {
+            return Err(self.err(
+                "Iteration over non-iterable value",
+                "A value of type list, set, map or object is required.".to_string(),
+                f.intro.collection_expr.span(),
+            ));
         };
         let mut list = Vec::new();
         let mut obj = Map::new();
@@ -371,10 +363,31 @@ impl<'a> EvalContext<'a> {
 
     pub fn eval_template(&mut self, t: &Template) -> Result<String, Diagnostic> {
         let mut out = String::new();
+        let mut trim_next = false;
+        self.render(t, &mut out, &mut trim_next)?;
+        Ok(out)
+    }
+
+    /// Renders template elements into `out`, honouring `~` strip markers: a marker on the
+    /// opening side trims whitespace already written, one on the closing side trims the start
+    /// of the next literal (`trim_next`).
+    fn render(
+        &mut self,
+        t: &Template,
+        out: &mut String,
+        trim_next: &mut bool,
+    ) -> Result<(), Diagnostic> {
         for el in t.iter() {
             match el {
-                Element::Literal(s) => out.push_str(s.value()),
+                Element::Literal(s) => {
+                    let text: &str = s.value();
+                    out.push_str(if *trim_next { text.trim_start() } else { text });
+                    *trim_next = false;
+                }
                 Element::Interpolation(i) => {
+                    if i.strip.strip_start() {
+                        trim_end(out);
+                    }
                     let v = self.eval(&i.expr)?;
                     match value_to_string(&v) {
                         Some(s) => out.push_str(&s),
@@ -385,46 +398,53 @@ impl<'a> EvalContext<'a> {
                             i.expr.span(),
                         )),
                     }
+                    *trim_next = i.strip.strip_end();
                 }
                 Element::Directive(d) => match &**d {
                     Directive::If(ifd) => {
+                        if ifd.if_expr.strip.strip_start() {
+                            trim_end(out);
+                        }
                         let c = self.eval(&ifd.if_expr.cond_expr)?;
-                        match as_bool(&c) {
-                            Some(true) => out.push_str(&self.eval_template(&ifd.if_expr.template)?),
-                            Some(false) => {
-                                if let Some(e) = &ifd.else_expr {
-                                    out.push_str(&self.eval_template(&e.template)?);
-                                }
+                        let Some(cond) = as_bool(&c) else {
+                            return Err(self.err(
+                                "Invalid template if condition",
+                                "The condition expression must be of type bool.".to_string(),
+                                ifd.if_expr.cond_expr.span(),
+                            ));
+                        };
+                        if cond {
+                            *trim_next = ifd.if_expr.strip.strip_end();
+                            self.render(&ifd.if_expr.template, out, trim_next)?;
+                            let close = ifd
+                                .else_expr
+                                .as_ref()
+                                .map(|e| e.strip)
+                                .unwrap_or(ifd.endif_expr.strip);
+                            if close.strip_start() {
+                                trim_end(out);
                             }
-                            None => {
-                                return Err(self.err(
-                                    "Invalid template if condition",
-                                    "The condition expression must be of type bool.".to_string(),
-                                    ifd.if_expr.cond_expr.span(),
-                                ))
+                        } else if let Some(e) = &ifd.else_expr {
+                            *trim_next = e.strip.strip_end();
+                            self.render(&e.template, out, trim_next)?;
+                            if ifd.endif_expr.strip.strip_start() {
+                                trim_end(out);
                             }
                         }
+                        *trim_next = ifd.endif_expr.strip.strip_end();
                     }
                     Directive::For(ford) => {
                         let fe = &ford.for_expr;
+                        if fe.strip.strip_start() {
+                            trim_end(out);
+                        }
                         let coll = self.eval(&fe.collection_expr)?;
-                        let pairs: Vec<(Value, Value)> = match coll {
-                            Value::Array(items) => items
-                                .into_iter()
-                                .enumerate()
-                                .map(|(i, v)| (Value::from(i), v))
-                                .collect(),
-                            Value::Object(m) => {
-                                m.into_iter().map(|(k, v)| (Value::String(k), v)).collect()
-                            }
-                            _ => {
-                                return Err(self.err(
-                                    "Invalid template for directive",
-                                    "A value of type list, set, map or object is required."
-                                        .to_string(),
-                                    fe.collection_expr.span(),
-                                ))
-                            }
+                        let Some(pairs) = iteration_pairs(coll) else {
+                            return Err(self.err(
+                                "Invalid template for directive",
+                                "A value of type list, set, map or object is required.".to_string(),
+                                fe.collection_expr.span(),
+                            ));
                         };
                         for (k, v) in pairs {
                             let mut scope = BTreeMap::new();
@@ -433,15 +453,40 @@ impl<'a> EvalContext<'a> {
                             }
                             scope.insert(fe.value_var.value().to_string(), v);
                             self.scopes.push(scope);
-                            let r = self.eval_template(&fe.template);
+                            *trim_next = fe.strip.strip_end();
+                            let r = self.render(&fe.template, out, trim_next);
                             self.scopes.pop();
-                            out.push_str(&r?);
+                            r?;
+                            if ford.endfor_expr.strip.strip_start() {
+                                trim_end(out);
+                            }
                         }
+                        *trim_next = ford.endfor_expr.strip.strip_end();
                     }
                 },
             }
         }
-        Ok(out)
+        Ok(())
+    }
+}
+
+fn trim_end(out: &mut String) {
+    let len = out.trim_end().len();
+    out.truncate(len);
+}
+
+/// (key, value) pairs of a collection being iterated: index/element or key/value.
+fn iteration_pairs(coll: Value) -> Option<Vec<(Value, Value)>> {
+    match coll {
+        Value::Array(items) => Some(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (Value::from(i), v))
+                .collect(),
+        ),
+        Value::Object(m) => Some(m.into_iter().map(|(k, v)| (Value::String(k), v)).collect()),
+        _ => None,
     }
 }
 

@@ -661,3 +661,25 @@ job "x" {
     let job = parse_str(src, "t.hcl", &vars).expect("structured -var");
     assert_eq!(job.datacenters, Some(vec!["z".to_string()]));
 }
+
+#[test]
+fn template_directives_and_strip_markers() {
+    let job = parse(
+        r#"variable "names" {
+  default = ["a", "b"]
+}
+job "t" {
+  meta {
+    list  = "%{ for n in var.names }${n},%{ endfor }"
+    cond  = "%{ if length_ok }yes%{ else }no%{ endif }"
+    strip = "x   ${~ "y" ~}   z"
+  }
+}"#
+        .replace("length_ok", "true")
+        .as_str(),
+    );
+    let meta = job.meta.expect("meta");
+    assert_eq!(meta["list"], "a,b,");
+    assert_eq!(meta["cond"], "yes");
+    assert_eq!(meta["strip"], "xyz");
+}

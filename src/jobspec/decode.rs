@@ -99,11 +99,21 @@ fn syntax_diag(map: &SourceMap, e: &hcl_edit::parser::Error) -> Diagnostic {
         .next()
         .map(|c| offset + c.len_utf8())
         .unwrap_or(offset);
-    map.diag(
-        "Invalid HCL syntax",
-        e.message().to_string(),
-        Some(offset..end),
-    )
+    // hcl-edit says "invalid expression; expected ..."; shape it as hcl's "Summary; Detail.".
+    let msg = e.message();
+    let (summary, detail) = match msg.split_once("; ") {
+        Some((s, d)) => (capitalize(s), format!("{}.", capitalize(d))),
+        None => ("Invalid HCL syntax".to_string(), capitalize(msg)),
+    };
+    map.diag(summary, detail, Some(offset..end))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// The offset of the last `key =` at the start of a line in `src`.

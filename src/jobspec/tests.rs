@@ -517,8 +517,15 @@ fn syntax_errors_have_positions() {
         err.starts_with("Error parsing job file from test.hcl:\ntest.hcl:"),
         "{err}"
     );
-    let pos = err.lines().nth(1).expect("diag line");
-    assert!(pos.contains(": Invalid HCL syntax; "), "{err}");
+    assert!(
+        err.ends_with("test.hcl:2,10-3,1: Invalid expression; Expected `\"`, `[`, `{`, `-`, `!`, `(`, `_`, `<`, letter or digit."),
+        "{err}"
+    );
+    let err = parse_err("job \"a\" {\n  group \"g\" {\n");
+    assert!(
+        err.contains("test.hcl:2,14-3,1: Invalid block body; "),
+        "{err}"
+    );
 }
 
 fn valid_base() -> Job {

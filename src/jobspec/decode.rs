@@ -18,6 +18,7 @@ pub fn decode(
     src: &str,
     filename: &str,
     vars: &[(String, String)],
+    env: &[(String, String)],
 ) -> Result<Job, Vec<Diagnostic>> {
     let map = SourceMap::new(filename, src);
     let body = match hcl_edit::parser::parse_body(src) {
@@ -26,7 +27,7 @@ pub fn decode(
     };
     let mut dec = Decoder::new(EvalContext::new(&map));
     let top = dec.content(&body, &TOP_SCHEMA);
-    variables::load(&mut dec, &top, vars);
+    variables::load(&mut dec, &top, vars, env);
     // Like jobspec2, stop before the job when variables are broken: the job would only
     // repeat their errors.
     if !dec.diags.is_empty() {
@@ -173,12 +174,41 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         p.apply(&mut u);
         u
     });
-    job.task_groups = c
-        .blocks("group")
-        .into_iter()
-        .map(|g| decode_group(dec, g, &policies))
-        .collect();
+    // A task directly inside the job is a group of its own, listed first (jobspec2's
+    // normalizeJob).
+    for t in c.blocks("task") {
+        let task = decode_task(dec, t, None, &policies.job_type);
+        let mut tg = finish_group(
+            TaskGroup {
+                name: task.name.clone(),
+                count: 1,
+                ..TaskGroup::default()
+            },
+            &policies,
+        );
+        tg.tasks.push(task);
+        job.task_groups.push(tg);
+    }
+    for g in c.blocks("group") {
+        let tg = decode_group(dec, g, &policies);
+        job.task_groups.push(tg);
+    }
     job
+}
+
+/// Job-level reschedule/migrate blocks for a group that has none of its own.
+fn finish_group(mut tg: TaskGroup, jp: &JobPolicies) -> TaskGroup {
+    tg.reschedule_policy = jp.reschedule.as_ref().map(|p| {
+        let mut r = default_reschedule(&jp.job_type);
+        p.apply(&mut r);
+        r
+    });
+    tg.migrate = jp.migrate.as_ref().map(|p| {
+        let mut m = default_migrate();
+        p.apply(&mut m);
+        m
+    });
+    tg
 }
 
 fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {

@@ -85,8 +85,33 @@ pub fn parse_str(
     filename: &str,
     vars: &[(String, String)],
 ) -> Result<Job, JobspecError> {
-    decode::decode(src, filename, vars).map_err(|diagnostics| JobspecError::Parse {
+    parse_str_with_env(src, filename, vars, &[])
+}
+
+/// Like `parse_str`, also taking variable values from the environment (`env` holds
+/// `NOMAD_VAR_<name>` values with the prefix removed; see `nomad_var_env`). As in Nomad,
+/// environment values lose to `-var` values and are ignored for undeclared variables.
+pub fn parse_str_with_env(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+    env: &[(String, String)],
+) -> Result<Job, JobspecError> {
+    decode::decode(src, filename, vars, env).map_err(|diagnostics| JobspecError::Parse {
         filename: filename.to_string(),
         diagnostics,
     })
+}
+
+/// The `NOMAD_VAR_<name>=<value>` pairs of an environment (e.g. `std::env::vars()`), with the
+/// prefix removed, for `parse_str_with_env`.
+pub fn nomad_var_env(environ: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+    environ
+        .into_iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix("NOMAD_VAR_")
+                .filter(|name| !name.is_empty())
+                .map(|name| (name.to_string(), v))
+        })
+        .collect()
 }

@@ -29,6 +29,7 @@ pub const JOB_SCHEMA: Schema = Schema {
     ],
     blocks: &[
         ("group", &["name"]),
+        ("task", &["name"]),
         ("constraint", &[]),
         ("update", &[]),
         ("reschedule", &[]),
@@ -44,7 +45,6 @@ pub const JOB_SCHEMA: Schema = Schema {
         "ui",
         "vault",
         "secret",
-        "task",
         "consul_token",
         "vault_token",
     ],

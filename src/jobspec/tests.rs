@@ -690,3 +690,51 @@ job "t" {
     assert_eq!(meta["cond"], "yes");
     assert_eq!(meta["strip"], "xyz");
 }
+
+#[test]
+fn environment_variables_lose_to_var_flags() {
+    let src =
+        "variable \"dc\" {\n  default = \"dc0\"\n}\njob \"e\" {\n  datacenters = [var.dc]\n}\n";
+    let env = nomad_var_env(vec![
+        ("NOMAD_VAR_dc".to_string(), "from-env".to_string()),
+        ("NOMAD_VAR_undeclared".to_string(), "ignored".to_string()),
+        ("HOME".to_string(), "/root".to_string()),
+    ]);
+    assert_eq!(env.len(), 2);
+    let job = parse_str_with_env(src, "e.hcl", &[], &env).expect("env values parse");
+    assert_eq!(job.datacenters, Some(vec!["from-env".to_string()]));
+    let flags = vec![("dc".to_string(), "from-flag".to_string())];
+    let job = parse_str_with_env(src, "e.hcl", &flags, &env).expect("flag wins");
+    assert_eq!(job.datacenters, Some(vec!["from-flag".to_string()]));
+}
+
+#[test]
+fn tasks_directly_in_the_job_get_their_own_group() {
+    let job = parse(
+        r#"job "solo" {
+  type = "batch"
+  reschedule {
+    attempts = 0
+  }
+  task "lonely" {
+    driver = "raw_exec"
+  }
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}"#,
+    );
+    let names: Vec<&str> = job.task_groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, vec!["lonely", "g"]);
+    assert_eq!(job.task_groups[0].tasks[0].name, "lonely");
+    assert_eq!(job.task_groups[0].count, 1);
+    for tg in &job.task_groups {
+        let r = tg
+            .reschedule_policy
+            .as_ref()
+            .expect("job reschedule inherited");
+        assert_eq!((r.attempts, r.delay_function.as_str()), (0, "constant"));
+    }
+}

@@ -47,9 +47,10 @@ fn var_type(expr: &Expression) -> VarType {
     }
 }
 
-/// Declares the variables found in the top-level body, applies `-var` values, then evaluates
-/// `locals`, leaving both in the decoder's evaluation context.
-pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)]) {
+/// Declares the variables found in the top-level body, applies `NOMAD_VAR_*` environment
+/// values (undeclared ones are skipped) and then `-var` values (undeclared ones are errors),
+/// then evaluates `locals`, leaving both in the decoder's evaluation context.
+pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[(String, String)]) {
     let mut declared: BTreeMap<String, Declared> = BTreeMap::new();
     for b in top.blocks("variable") {
         let name = Decoder::label(b);
@@ -130,6 +131,23 @@ pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)]) {
     }
 
     let mut values: BTreeMap<String, Value> = BTreeMap::new();
+    for (name, raw) in env {
+        let Some(decl) = declared.get(name) else {
+            continue;
+        };
+        match from_argument(raw, decl.ty) {
+            Ok(v) => {
+                values.insert(name.clone(), v);
+            }
+            Err(e) => dec.diags.push(Diagnostic {
+                summary: "Invalid value for variable".to_string(),
+                detail: format!(
+                    "The value for {name} is not compatible with the variable's type constraint: {e}."
+                ),
+                subject: None,
+            }),
+        }
+    }
     for (name, raw) in argv {
         let Some(decl) = declared.get(name) else {
             dec.diags.push(Diagnostic {

@@ -13,6 +13,7 @@ use super::policies::{
     default_ephemeral_disk, default_log_config, default_migrate, default_reschedule,
     default_resources, default_restart, default_update,
 };
+use super::services;
 
 /// Nomad's default `kill_timeout`.
 pub const DEFAULT_KILL_TIMEOUT: i64 = 5 * SECOND;
@@ -55,6 +56,7 @@ pub fn canonicalize(job: &mut Job) {
     for tg in &mut job.task_groups {
         canonicalize_group(tg, &job_type, job_update.as_ref());
     }
+    services::canonicalize_services(job);
     // The update strategy now lives in the groups; the job keeps only stagger and
     // max_parallel (and is all zero when updates are off), as ApiJobToStructJob does.
     job.update = Some(match job_update {

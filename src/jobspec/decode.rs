@@ -11,6 +11,7 @@ use super::diag::{Diagnostic, SourceMap};
 use super::eval::EvalContext;
 use super::policies::*;
 use super::schema::*;
+use super::services::decode_services;
 use super::variables;
 
 /// Parses and decodes one jobspec source text.
@@ -281,6 +282,7 @@ fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
         update,
         ephemeral_disk,
         networks: (!networks.is_empty()).then_some(networks),
+        services: decode_services(dec, c.blocks("service")),
         tasks,
         ..TaskGroup::default()
     }
@@ -323,6 +325,7 @@ fn decode_task(
         leader: dec.bool(c.attr("leader")).unwrap_or(false),
         log_config,
         shutdown_delay: dec.duration(c.attr("shutdown_delay")).unwrap_or(0),
+        services: decode_services(dec, c.blocks("service")),
         ..Task::default()
     }
 }

@@ -19,6 +19,7 @@ mod eval;
 mod init;
 mod policies;
 mod schema;
+mod services;
 mod validate;
 mod validate_policies;
 mod variables;

@@ -61,6 +61,7 @@ pub const GROUP_SCHEMA: Schema = Schema {
         "meta",
     ],
     blocks: &[
+        ("service", &[]),
         ("task", &["name"]),
         ("constraint", &[]),
         ("restart", &[]),
@@ -76,7 +77,6 @@ pub const GROUP_SCHEMA: Schema = Schema {
         "spread",
         "volume",
         "disconnect",
-        "service",
         "scaling",
         "consul",
         "vault",
@@ -96,6 +96,7 @@ pub const TASK_SCHEMA: Schema = Schema {
         "meta",
     ],
     blocks: &[
+        ("service", &[]),
         ("config", &[]),
         ("env", &[]),
         ("meta", &[]),
@@ -107,7 +108,6 @@ pub const TASK_SCHEMA: Schema = Schema {
     pending: &[
         "lifecycle",
         "affinity",
-        "service",
         "artifact",
         "vault",
         "consul",

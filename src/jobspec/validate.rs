@@ -517,6 +517,9 @@ fn warnings(j: &Job) -> Vec<String> {
             ));
         }
     }
+    for tg in &j.task_groups {
+        w.extend(super::services::shutdown_delay_warnings(tg));
+    }
     if has_auto_promote && !all_auto_promote {
         w.push(
             "auto_promote must be true for all groups to enable automatic promotion".to_string(),

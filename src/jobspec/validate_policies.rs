@@ -107,7 +107,9 @@ pub(super) fn reschedule_errors(r: &ReschedulePolicy) -> Vec<String> {
 
 /// ReschedulePolicy.validateDelayParams: can `attempts` fit into `interval`?
 fn reschedule_delay_errors(r: &ReschedulePolicy) -> Vec<String> {
-    let attempts = i64::from(r.attempts.max(0));
+    // Nomad walks every attempt; cap the walk so a hostile `attempts` cannot stall the server
+    // (only the numbers quoted in the error can differ for such policies).
+    let attempts = i64::from(r.attempts.clamp(0, 100_000));
     let (valid, possible, recommended) = match r.delay_function.as_str() {
         "constant" => {
             let rec = attempts.saturating_mul(r.delay);

@@ -117,3 +117,29 @@ fn warnings_are_returned() {
     assert!(warnings[0].starts_with("Group \"web\" has warnings: 1 error occurred:\n\t* Update max parallel count is greater than task group count (3 > 2)."));
     assert_eq!(format_warnings(&["w".to_string()]), "1 warning:\n\n* w");
 }
+
+#[test]
+fn reschedule_policy_must_fit_its_interval() {
+    let mut job = parse(
+        r#"job "r" {
+  type = "batch"
+  group "g" {
+    reschedule {
+      attempts       = 10
+      interval       = "1m"
+      delay          = "30s"
+      delay_function = "constant"
+    }
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}"#,
+    );
+    canonicalize(&mut job);
+    let err = validate(&job).expect_err("does not fit");
+    assert_eq!(
+        err.errors,
+        vec!["Task group g validation failed: 2 errors occurred:\n\t* Nomad can only make 2 attempts in 1m0s with initial delay 30s and delay function \"constant\"\n\t* Set the interval to at least 5m0s to accommodate 10 attempts\n\n".to_string()]
+    );
+}

@@ -403,3 +403,14 @@ fn tasks_directly_in_the_job_get_their_own_group() {
         assert_eq!((r.attempts, r.delay_function.as_str()), (0, "constant"));
     }
 }
+
+#[test]
+fn deeply_nested_input_is_an_error_not_a_crash() {
+    let depth = 5000;
+    let src = format!(
+        "job \"d\" {{\n  meta = {{ a = {}1{} }}\n}}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    assert!(parse_str(&src, "d.hcl", &[]).is_err());
+}

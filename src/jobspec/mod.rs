@@ -1,41 +1,126 @@
-//! TEMPORARY integration shim (replaced by the hcl branch).
+//! HCL2 jobspec -> `api::Job`, plus Nomad's server-side defaults (`canonicalize`) and
+//! validation (`validate`), and the `nomad job init` example.
+//!
+//! Parsing walks the hcl-edit syntax tree (which keeps byte spans) with a per-block schema,
+//! so every problem carries a `file:line,col-col` position and all problems are reported at
+//! once. The output matches `nomad job run -output`: defaults for blocks the user did not
+//! write are left to `canonicalize`. Because the api types hold plain values, a block the user
+//! did write gets its unset fields filled from Nomad's defaults while parsing (see
+//! `policies`), since afterwards "unset" can no longer be told from "zero".
+//!
+//! Blocks decoded in this cut: job (type, priority, datacenters, region, namespace, node_pool,
+//! all_at_once, meta, constraint, update, reschedule, migrate, task), group (count, constraint,
+//! restart, reschedule, ephemeral_disk, meta, network, update, migrate, service, shutdown_delay
+//! and the disconnect-era attributes), task (driver, config, env, meta, resources, constraint,
+//! restart, kill_timeout, kill_signal, leader, user, logs, shutdown_delay, service), and
+//! `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
+//! yet"; HCL functions are a later issue.
+//!
+//! This module owns the jobspec language; it must not reach into server or client state.
+
+mod body;
+mod canonicalize;
+mod decode;
+pub mod diag;
+pub mod duration;
+mod eval;
+mod init;
+mod policies;
+mod schema;
+mod services;
+mod validate;
+mod validate_policies;
+mod variables;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
 use crate::api::Job;
 
+pub use canonicalize::{canonicalize, DEFAULT_KILL_TIMEOUT};
+pub use diag::{Diagnostic, Pos, SourceRange};
+pub use init::init_job;
+pub use validate::{
+    format_multierror, format_warnings, validate, ValidationError, JOB_MAX_PRIORITY,
+    JOB_MIN_PRIORITY,
+};
+
+/// Why a job file could not be turned into a job.
 #[derive(Debug, thiserror::Error)]
-#[error("{}", .errors.join("; "))]
-pub struct ValidationError {
-    pub errors: Vec<String>,
+pub enum JobspecError {
+    #[error("Error reading job file from {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Syntax or decoding problems; every one found is listed, in source order.
+    #[error("Error parsing job file from {filename}:\n{}", DiagList(.diagnostics))]
+    Parse {
+        filename: String,
+        diagnostics: Vec<Diagnostic>,
+    },
 }
 
-pub fn canonicalize(job: &mut Job) {
-    if job.namespace.is_empty() {
-        job.namespace = "default".into();
-    }
-    if job.region.is_empty() {
-        job.region = "global".into();
-    }
-    if job.name.is_empty() {
-        job.name = job.id.clone();
-    }
-    if job.r#type.is_empty() {
-        job.r#type = "service".into();
-    }
-    if job.priority == 0 {
-        job.priority = 50;
-    }
-    if job.node_pool.is_empty() {
-        job.node_pool = "default".into();
+struct DiagList<'a>(&'a [Diagnostic]);
+
+impl fmt::Display for DiagList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
     }
 }
 
-pub fn validate(job: &Job) -> Result<Vec<String>, ValidationError> {
-    let mut errors = Vec::new();
-    if job.task_groups.is_empty() {
-        errors.push("Missing job task groups".to_string());
-    }
-    if errors.is_empty() {
-        Ok(Vec::new())
-    } else {
-        Err(ValidationError { errors })
-    }
+/// Reads and parses a job file; `vars` are the `-var name=value` pairs.
+pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, JobspecError> {
+    let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_str(&src, &path.display().to_string(), vars)
+}
+
+/// Parses jobspec source text; `filename` is used in error positions.
+pub fn parse_str(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+) -> Result<Job, JobspecError> {
+    parse_str_with_env(src, filename, vars, &[])
+}
+
+/// Like `parse_str`, also taking variable values from the environment (`env` holds
+/// `NOMAD_VAR_<name>` values with the prefix removed; see `nomad_var_env`). As in Nomad,
+/// environment values lose to `-var` values and are ignored for undeclared variables.
+pub fn parse_str_with_env(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+    env: &[(String, String)],
+) -> Result<Job, JobspecError> {
+    decode::decode(src, filename, vars, env).map_err(|diagnostics| JobspecError::Parse {
+        filename: filename.to_string(),
+        diagnostics,
+    })
+}
+
+/// The `NOMAD_VAR_<name>=<value>` pairs of an environment (e.g. `std::env::vars()`), with the
+/// prefix removed, for `parse_str_with_env`.
+pub fn nomad_var_env(environ: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+    environ
+        .into_iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix("NOMAD_VAR_")
+                .filter(|name| !name.is_empty())
+                .map(|name| (name.to_string(), v))
+        })
+        .collect()
 }

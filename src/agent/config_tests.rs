@@ -1,0 +1,294 @@
+//! Tests of agent configuration loading: defaults, `-dev`, file and directory merge order,
+//! flags, validation.
+
+use super::*;
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).expect("write config file");
+    p
+}
+
+fn flags() -> CliFlags {
+    CliFlags::default()
+}
+
+#[test]
+fn dev_defaults_match_nomad_dev_config() {
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        ..flags()
+    })
+    .expect("dev config loads");
+    assert!(c.dev);
+    assert!(c.server.enabled && c.client.enabled);
+    assert_eq!(c.server.bootstrap_expect, 1);
+    assert_eq!(c.bind_addr, "127.0.0.1");
+    assert_eq!(c.log_level, "DEBUG");
+    assert_eq!(c.region, "global");
+    assert_eq!(c.datacenter, "dc1");
+    assert_eq!(
+        c.ports,
+        Ports {
+            http: 4646,
+            rpc: 4647,
+            serf: 4648
+        }
+    );
+    assert_eq!(c.data_dir, None);
+    assert_eq!(c.client.node_pool, "default");
+    assert_eq!(c.client.network_interface.as_deref(), Some("lo"));
+    assert_eq!(
+        c.client
+            .options
+            .get("driver.raw_exec.enable")
+            .map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(c.plugins["raw_exec"], serde_json::json!({"enabled": true}));
+    assert_eq!(
+        c.plugins["mock_driver"],
+        serde_json::json!({"enabled": true})
+    );
+}
+
+#[test]
+fn plain_defaults_match_nomad_default_config() {
+    let c = AgentConfig::default();
+    assert_eq!(c.bind_addr, "0.0.0.0");
+    assert_eq!(c.log_level, "INFO");
+    assert_eq!(
+        (c.client.min_dynamic_port, c.client.max_dynamic_port),
+        (20000, 32000)
+    );
+    assert!(!c.server.enabled && !c.client.enabled);
+}
+
+#[test]
+fn files_merge_in_order_then_flags_win() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(
+        dir.path(),
+        "a.hcl",
+        r#"
+region     = "eu"
+datacenter = "dc-a"
+data_dir   = "/var/lib/nomad"
+log_level  = "WARN"
+
+ports {
+  http = 5646
+}
+
+server {
+  enabled          = true
+  bootstrap_expect = 3
+}
+
+client {
+  enabled = true
+  servers = ["10.0.0.1:4647"]
+  meta {
+    rack = "r1"
+    zone = "a"
+  }
+  reserved {
+    cpu            = 500
+    memory         = 256
+    reserved_ports = "22,80"
+  }
+}
+
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
+
+telemetry {
+  prometheus_metrics = true
+}
+"#,
+    );
+    let b = write(
+        dir.path(),
+        "b.json",
+        r#"{
+  "datacenter": "dc-b",
+  "ports": {"rpc": 5647},
+  "client": [{"servers": ["10.0.0.2:4647"], "meta": {"zone": "b"}, "node_class": "big"}],
+  "plugin": {"raw_exec": {"config": {"no_cgroups": true}}, "docker": {"config": {"volumes": {"enabled": true}}}}
+}"#,
+    );
+    let c = AgentConfig::load(&CliFlags {
+        config: vec![a.clone(), b.clone()],
+        dc: Some("dc-flag".to_string()),
+        meta: vec![("rack".to_string(), "r9".to_string())],
+        servers: vec!["10.0.0.3:4647".to_string()],
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(c.files, vec![a, b]);
+    assert_eq!(c.region, "eu");
+    assert_eq!(c.datacenter, "dc-flag");
+    assert_eq!(c.log_level, "WARN");
+    assert_eq!(c.data_dir, Some(PathBuf::from("/var/lib/nomad")));
+    assert_eq!(
+        c.ports,
+        Ports {
+            http: 5646,
+            rpc: 5647,
+            serf: 4648
+        }
+    );
+    assert_eq!(c.server.bootstrap_expect, 3);
+    assert_eq!(c.client.node_class, "big");
+    assert_eq!(
+        c.client.servers,
+        vec!["10.0.0.1:4647", "10.0.0.2:4647", "10.0.0.3:4647"]
+    );
+    assert_eq!(c.client.meta.get("rack").map(String::as_str), Some("r9"));
+    assert_eq!(c.client.meta.get("zone").map(String::as_str), Some("b"));
+    assert_eq!(c.client.reserved.cpu, 500);
+    assert_eq!(c.client.reserved.memory_mb, 256);
+    assert_eq!(c.client.reserved.reserved_ports, "22,80");
+    assert_eq!(
+        c.plugins["raw_exec"],
+        serde_json::json!({"enabled": true, "no_cgroups": true})
+    );
+    assert_eq!(
+        c.plugins["docker"],
+        serde_json::json!({"volumes": {"enabled": true}})
+    );
+    assert_eq!(c.unknown_keys, vec!["telemetry".to_string()]);
+}
+
+#[test]
+fn directory_loads_hcl_and_json_in_name_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "20-second.hcl", "datacenter = \"second\"\n");
+    write(
+        dir.path(),
+        "10-first.json",
+        r#"{"datacenter": "first", "data_dir": "/d"}"#,
+    );
+    write(dir.path(), "30-ignored.txt", "datacenter = \"nope\"\n");
+    write(dir.path(), ".hidden.hcl", "datacenter = \"nope\"\n");
+    let c = AgentConfig::load(&CliFlags {
+        config: vec![dir.path().to_path_buf()],
+        server: true,
+        bootstrap_expect: Some(1),
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(c.datacenter, "second");
+    assert_eq!(c.files.len(), 2);
+    assert!(c.files[0].ends_with("10-first.json"));
+}
+
+#[test]
+fn validation_errors_are_clear() {
+    let err = AgentConfig::load(&flags()).expect_err("no mode");
+    assert_eq!(
+        err.to_string(),
+        "Must specify either server, client or dev mode for the agent."
+    );
+
+    let err = AgentConfig::load(&CliFlags {
+        server: true,
+        data_dir: Some("/tmp/x".into()),
+        ..flags()
+    })
+    .expect_err("bootstrap 0");
+    assert!(matches!(err, ConfigError::BootstrapExpectZero), "{err}");
+
+    let err = AgentConfig::load(&CliFlags {
+        client: true,
+        data_dir: Some("/tmp/x".into()),
+        bootstrap_expect: Some(3),
+        ..flags()
+    })
+    .expect_err("bootstrap without server");
+    assert_eq!(
+        err.to_string(),
+        "Bootstrap requires server mode to be enabled"
+    );
+
+    let err = AgentConfig::load(&CliFlags {
+        client: true,
+        ..flags()
+    })
+    .expect_err("no data dir");
+    assert_eq!(
+        err.to_string(),
+        "Must specify \"data_dir\" config option or \"data-dir\" CLI flag"
+    );
+
+    let err = AgentConfig::load(&CliFlags {
+        client: true,
+        data_dir: Some("relative".into()),
+        ..flags()
+    })
+    .expect_err("relative");
+    assert_eq!(
+        err.to_string(),
+        "data-dir must be given as an absolute path: got relative"
+    );
+
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        dc: Some("dc*".to_string()),
+        ..flags()
+    })
+    .expect_err("bad dc");
+    assert_eq!(
+        err.to_string(),
+        "Datacenter contains invalid characters (null or '*')"
+    );
+
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        meta: vec![("a..b".to_string(), "x".to_string())],
+        ..flags()
+    })
+    .expect_err("bad meta key");
+    assert_eq!(err.to_string(), "Invalid Client.Meta key: a..b");
+}
+
+#[test]
+fn broken_files_name_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "bad.hcl", "server {\n  enabled = \n");
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![bad.clone()],
+        ..flags()
+    })
+    .expect_err("syntax error");
+    assert!(
+        err.to_string().contains(&bad.display().to_string()),
+        "{err}"
+    );
+
+    let typed = write(
+        dir.path(),
+        "typed.hcl",
+        "server {\n  bootstrap_expect = \"three\"\n}\n",
+    );
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![typed],
+        ..flags()
+    })
+    .expect_err("type error");
+    assert!(err.to_string().contains("invalid type"), "{err}");
+
+    let missing = dir.path().join("missing.hcl");
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![missing],
+        ..flags()
+    })
+    .expect_err("missing file");
+    assert!(matches!(err, ConfigError::Read { .. }), "{err}");
+}

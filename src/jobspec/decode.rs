@@ -1,0 +1,490 @@
+//! The jobspec schema: `job` > `group` > `task` and the blocks inside them, decoded into
+//! `api::Job` the way Nomad's jobspec2 does (`nomad job run -output`).
+
+use hcl_edit::structure::Block;
+use hcl_edit::Span;
+
+use crate::api::{Constraint, Job, NetworkResource, Port, Task, TaskGroup, JOB_TYPE_SERVICE};
+
+use super::body::{block_def_span, Content, Decoder};
+use super::diag::{Diagnostic, SourceMap};
+use super::eval::EvalContext;
+use super::policies::*;
+use super::schema::*;
+use super::services::decode_services;
+use super::variables;
+
+/// Parses and decodes one jobspec source text.
+pub fn decode(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+    env: &[(String, String)],
+) -> Result<Job, Vec<Diagnostic>> {
+    let map = SourceMap::new(filename, src);
+    let body = match hcl_edit::parser::parse_body(src) {
+        Ok(b) => b,
+        Err(e) => return Err(vec![syntax_diag(&map, &e)]),
+    };
+    let mut dec = Decoder::new(EvalContext::new(&map));
+    let top = dec.content(&body, &TOP_SCHEMA);
+    variables::load(&mut dec, &top, vars, env);
+    // Like jobspec2, stop before the job when variables are broken: the job would only
+    // repeat their errors.
+    if !dec.diags.is_empty() {
+        return Err(sorted(dec.diags));
+    }
+    let jobs = top.blocks("job");
+    if let Some(extra) = jobs.get(1) {
+        let at = block_def_span(jobs[0])
+            .map(|s| map.range(&s).to_string())
+            .unwrap_or_default();
+        dec.push(
+            "Duplicate job block",
+            format!("Only one block of type \"job\" is allowed. Previous definition was at {at}."),
+            block_def_span(extra),
+        );
+    }
+    let job = match jobs.first() {
+        Some(b) => decode_job(&mut dec, b),
+        None => {
+            dec.diags.push(Diagnostic {
+                summary: "Missing job block".to_string(),
+                detail: "A job block is required".to_string(),
+                subject: None,
+            });
+            Job::default()
+        }
+    };
+    if dec.diags.is_empty() {
+        Ok(job)
+    } else {
+        Err(sorted(dec.diags))
+    }
+}
+
+/// Diagnostics in source order (position-less ones, such as `-var` problems, first), so a
+/// file's problems read top to bottom whatever order the schema walk found them in.
+fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort_by_key(|d| {
+        d.subject
+            .as_ref()
+            .map(|s| (s.start.line, s.start.column))
+            .unwrap_or((0, 0))
+    });
+    diags
+}
+
+fn syntax_diag(map: &SourceMap, e: &hcl_edit::parser::Error) -> Diagnostic {
+    let offset = e.location().offset();
+    let rest = map.src().get(offset..).unwrap_or("");
+    // hcl-edit rejects a repeated argument while parsing; report it the way hcl does.
+    if e.message().contains("redefined attribute") {
+        let key_len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        let key = &rest[..key_len];
+        let before = map.src().get(..offset).unwrap_or("");
+        let prev = find_attribute_key(before, key)
+            .map(|p| format!(" at {}", map.range(&(p..p + key.len()))))
+            .unwrap_or_default();
+        return map.diag(
+            "Attribute redefined",
+            format!(
+                "The argument \"{key}\" was already set{prev}. Each argument may be set only once."
+            ),
+            Some(offset..offset + key_len),
+        );
+    }
+    let end = rest
+        .chars()
+        .next()
+        .map(|c| offset + c.len_utf8())
+        .unwrap_or(offset);
+    // hcl-edit says "invalid expression; expected ..."; shape it as hcl's "Summary; Detail.".
+    let msg = e.message();
+    let (summary, detail) = match msg.split_once("; ") {
+        Some((s, d)) => (capitalize(s), format!("{}.", capitalize(d))),
+        None => ("Invalid HCL syntax".to_string(), capitalize(msg)),
+    };
+    map.diag(summary, detail, Some(offset..end))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The offset of the last `key =` at the start of a line in `src`.
+fn find_attribute_key(src: &str, key: &str) -> Option<usize> {
+    let mut found = None;
+    let mut line_start = 0;
+    for line in src.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if let Some(rest) = trimmed.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') && !rest.trim_start().starts_with("==") {
+                found = Some(line_start + indent);
+            }
+        }
+        line_start += line.len();
+    }
+    found
+}
+
+/// Job-level policy blocks, merged into every group (Nomad copies them down in canonicalize).
+struct JobPolicies {
+    job_type: String,
+    update: Option<PartialUpdate>,
+    reschedule: Option<PartialReschedule>,
+    migrate: Option<PartialMigrate>,
+}
+
+fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
+    let c = dec.content(&b.body, &JOB_SCHEMA);
+    let label = Decoder::label(b);
+    let mut job = Job {
+        id: dec.string(c.attr("id")).unwrap_or_else(|| label.clone()),
+        name: dec.string(c.attr("name")).unwrap_or(label),
+        region: dec.string(c.attr("region")).unwrap_or_default(),
+        namespace: dec.string(c.attr("namespace")).unwrap_or_default(),
+        r#type: dec.string(c.attr("type")).unwrap_or_default(),
+        priority: dec.int32(c.attr("priority")).unwrap_or(0),
+        all_at_once: dec.bool(c.attr("all_at_once")).unwrap_or(false),
+        datacenters: dec.string_list(c.attr("datacenters")),
+        node_pool: dec.string(c.attr("node_pool")).unwrap_or_default(),
+        meta: dec.string_map(&c, "meta"),
+        constraints: constraints(dec, &c),
+        ..Job::default()
+    };
+    let policies = JobPolicies {
+        job_type: if job.r#type.is_empty() {
+            JOB_TYPE_SERVICE.to_string()
+        } else {
+            job.r#type.clone()
+        },
+        update: dec.single(&c, "update").map(|b| update(dec, b)),
+        reschedule: dec.single(&c, "reschedule").map(|b| reschedule(dec, b)),
+        migrate: dec.single(&c, "migrate").map(|b| migrate(dec, b)),
+    };
+    job.update = policies.update.as_ref().map(|p| {
+        let mut u = default_update();
+        p.apply(&mut u);
+        u
+    });
+    // A task directly inside the job is a group of its own, listed first (jobspec2's
+    // normalizeJob).
+    for t in c.blocks("task") {
+        let task = decode_task(dec, t, None, &policies.job_type);
+        let mut tg = finish_group(
+            TaskGroup {
+                name: task.name.clone(),
+                count: 1,
+                ..TaskGroup::default()
+            },
+            &policies,
+        );
+        tg.tasks.push(task);
+        job.task_groups.push(tg);
+    }
+    for g in c.blocks("group") {
+        let tg = decode_group(dec, g, &policies);
+        job.task_groups.push(tg);
+    }
+    job
+}
+
+/// Job-level reschedule/migrate blocks for a group that has none of its own.
+fn finish_group(mut tg: TaskGroup, jp: &JobPolicies) -> TaskGroup {
+    tg.reschedule_policy = jp.reschedule.as_ref().map(|p| {
+        let mut r = default_reschedule(&jp.job_type);
+        p.apply(&mut r);
+        r
+    });
+    tg.migrate = jp.migrate.as_ref().map(|p| {
+        let mut m = default_migrate();
+        p.apply(&mut m);
+        m
+    });
+    tg
+}
+
+fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
+    let c = dec.content(&b.body, &GROUP_SCHEMA);
+    let restart = dec.single(&c, "restart").map(|b| restart(dec, b));
+    let restart_policy = restart.as_ref().map(|p| {
+        let mut r = default_restart(&jp.job_type);
+        p.apply(&mut r);
+        r
+    });
+    let group_resched = dec.single(&c, "reschedule").map(|b| reschedule(dec, b));
+    let reschedule_policy = if jp.reschedule.is_some() || group_resched.is_some() {
+        let mut r = default_reschedule(&jp.job_type);
+        for p in [&jp.reschedule, &group_resched].into_iter().flatten() {
+            p.apply(&mut r);
+        }
+        Some(r)
+    } else {
+        None
+    };
+    let group_migrate = dec.single(&c, "migrate").map(|b| migrate(dec, b));
+    let migrate = if jp.migrate.is_some() || group_migrate.is_some() {
+        let mut m = default_migrate();
+        for p in [&jp.migrate, &group_migrate].into_iter().flatten() {
+            p.apply(&mut m);
+        }
+        Some(m)
+    } else {
+        None
+    };
+    let update = dec.single(&c, "update").map(|b| {
+        let group_update = update(dec, b);
+        let mut u = default_update();
+        if let Some(p) = &jp.update {
+            p.apply(&mut u);
+        }
+        group_update.apply(&mut u);
+        u
+    });
+    let ephemeral_disk = dec
+        .single(&c, "ephemeral_disk")
+        .map(|b| disk(dec, b).finish());
+    let networks: Vec<NetworkResource> = c
+        .blocks("network")
+        .into_iter()
+        .map(|n| network(dec, n))
+        .collect();
+    let tasks = c
+        .blocks("task")
+        .into_iter()
+        .map(|t| decode_task(dec, t, restart_policy.as_ref(), &jp.job_type))
+        .collect();
+    TaskGroup {
+        name: Decoder::label(b),
+        // Nomad's api canonicalize defaults a missing count to 1; `0` is a real value here, so
+        // the default has to be applied while "missing" is still visible.
+        count: dec.int32(c.attr("count")).unwrap_or(1),
+        constraints: constraints(dec, &c),
+        meta: dec.string_map(&c, "meta"),
+        shutdown_delay: dec.duration(c.attr("shutdown_delay")),
+        max_run_duration: dec.duration(c.attr("max_run_duration")),
+        stop_after_client_disconnect: dec.duration(c.attr("stop_after_client_disconnect")),
+        max_client_disconnect: dec.duration(c.attr("max_client_disconnect")),
+        prevent_reschedule_on_lost: dec
+            .bool(c.attr("prevent_reschedule_on_lost"))
+            .unwrap_or(false),
+        restart_policy,
+        reschedule_policy,
+        migrate,
+        update,
+        ephemeral_disk,
+        networks: (!networks.is_empty()).then_some(networks),
+        services: decode_services(dec, c.blocks("service")),
+        tasks,
+        ..TaskGroup::default()
+    }
+}
+
+fn decode_task(
+    dec: &mut Decoder,
+    b: &Block,
+    group_restart: Option<&crate::api::RestartPolicy>,
+    job_type: &str,
+) -> Task {
+    let c = dec.content(&b.body, &TASK_SCHEMA);
+    let restart_policy = dec.single(&c, "restart").map(|rb| {
+        let p = restart(dec, rb);
+        let mut r = group_restart
+            .cloned()
+            .unwrap_or_else(|| default_restart(job_type));
+        p.apply(&mut r);
+        r
+    });
+    let config = dec
+        .single(&c, "config")
+        .and_then(|cb| dec.free_form_block(cb));
+    let resources = dec
+        .single(&c, "resources")
+        .map(|rb| resources(dec, rb).finish());
+    let log_config = dec.single(&c, "logs").map(|lb| logs(dec, lb).finish());
+    Task {
+        name: Decoder::label(b),
+        driver: dec.string(c.attr("driver")).unwrap_or_default(),
+        user: dec.string(c.attr("user")).unwrap_or_default(),
+        config,
+        env: dec.string_map(&c, "env"),
+        meta: dec.string_map(&c, "meta"),
+        constraints: constraints(dec, &c),
+        resources,
+        restart_policy,
+        kill_timeout: dec.duration(c.attr("kill_timeout")),
+        kill_signal: dec.string(c.attr("kill_signal")).unwrap_or_default(),
+        leader: dec.bool(c.attr("leader")).unwrap_or(false),
+        log_config,
+        shutdown_delay: dec.duration(c.attr("shutdown_delay")).unwrap_or(0),
+        services: decode_services(dec, c.blocks("service")),
+        ..Task::default()
+    }
+}
+
+fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
+    let list: Vec<Constraint> = c
+        .blocks("constraint")
+        .into_iter()
+        .map(|b| constraint(dec, b))
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+/// jobspec2's decodeConstraint: `attribute`/`operator`/`value`, plus the shorthand arguments
+/// that set the operand (and target) themselves.
+fn constraint(dec: &mut Decoder, b: &Block) -> Constraint {
+    let c = dec.content(&b.body, &CONSTRAINT_SCHEMA);
+    let mut out = Constraint {
+        l_target: dec.string(c.attr("attribute")).unwrap_or_default(),
+        r_target: dec.string(c.attr("value")).unwrap_or_default(),
+        operand: dec.string(c.attr("operator")).unwrap_or_default(),
+    };
+    for op in [
+        "version",
+        "semver",
+        "regexp",
+        "set_contains",
+        "set_contains_all",
+        "set_contains_any",
+    ] {
+        if let Some(v) = dec.string(c.attr(op)).filter(|v| !v.is_empty()) {
+            out.operand = op.to_string();
+            out.r_target = v;
+        }
+    }
+    if let Some(d) = dec.bool(c.attr("distinct_hosts")) {
+        out.operand = "distinct_hosts".to_string();
+        out.r_target = d.to_string();
+    }
+    if let Some(p) = dec
+        .string(c.attr("distinct_property"))
+        .filter(|v| !v.is_empty())
+    {
+        out.operand = "distinct_property".to_string();
+        out.l_target = p;
+    }
+    if out.operand.is_empty() {
+        out.operand = "=".to_string();
+    }
+    out
+}
+
+fn restart(dec: &mut Decoder, b: &Block) -> PartialRestart {
+    let c = dec.content(&b.body, &RESTART_SCHEMA);
+    PartialRestart {
+        attempts: dec.int32(c.attr("attempts")),
+        delay: dec.duration(c.attr("delay")),
+        interval: dec.duration(c.attr("interval")),
+        mode: dec.string(c.attr("mode")),
+        render_templates: dec.bool(c.attr("render_templates")),
+    }
+}
+
+fn reschedule(dec: &mut Decoder, b: &Block) -> PartialReschedule {
+    let c = dec.content(&b.body, &RESCHEDULE_SCHEMA);
+    PartialReschedule {
+        attempts: dec.int32(c.attr("attempts")),
+        interval: dec.duration(c.attr("interval")),
+        delay: dec.duration(c.attr("delay")),
+        delay_function: dec.string(c.attr("delay_function")),
+        max_delay: dec.duration(c.attr("max_delay")),
+        unlimited: dec.bool(c.attr("unlimited")),
+    }
+}
+
+fn update(dec: &mut Decoder, b: &Block) -> PartialUpdate {
+    let c = dec.content(&b.body, &UPDATE_SCHEMA);
+    PartialUpdate {
+        stagger: dec.duration(c.attr("stagger")),
+        max_parallel: dec.int32(c.attr("max_parallel")),
+        health_check: dec.string(c.attr("health_check")),
+        min_healthy_time: dec.duration(c.attr("min_healthy_time")),
+        healthy_deadline: dec.duration(c.attr("healthy_deadline")),
+        progress_deadline: dec.duration(c.attr("progress_deadline")),
+        canary: dec.int32(c.attr("canary")),
+        auto_revert: dec.bool(c.attr("auto_revert")),
+        auto_promote: dec.bool(c.attr("auto_promote")),
+    }
+}
+
+fn migrate(dec: &mut Decoder, b: &Block) -> PartialMigrate {
+    let c = dec.content(&b.body, &MIGRATE_SCHEMA);
+    PartialMigrate {
+        max_parallel: dec.int32(c.attr("max_parallel")),
+        health_check: dec.string(c.attr("health_check")),
+        min_healthy_time: dec.duration(c.attr("min_healthy_time")),
+        healthy_deadline: dec.duration(c.attr("healthy_deadline")),
+    }
+}
+
+fn disk(dec: &mut Decoder, b: &Block) -> PartialDisk {
+    let c = dec.content(&b.body, &DISK_SCHEMA);
+    PartialDisk {
+        sticky: dec.bool(c.attr("sticky")),
+        migrate: dec.bool(c.attr("migrate")),
+        size_mb: dec.int(c.attr("size")),
+    }
+}
+
+fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
+    let c = dec.content(&b.body, &LOGS_SCHEMA);
+    PartialLogs {
+        max_files: dec.int32(c.attr("max_files")),
+        max_file_size_mb: dec.int32(c.attr("max_file_size")),
+        disabled: dec.bool(c.attr("disabled")),
+    }
+}
+
+fn resources(dec: &mut Decoder, b: &Block) -> PartialResources {
+    let c = dec.content(&b.body, &RESOURCES_SCHEMA);
+    PartialResources {
+        cpu: dec.int(c.attr("cpu")),
+        cores: dec.int(c.attr("cores")),
+        memory_mb: dec.int(c.attr("memory")),
+        memory_max_mb: dec.int(c.attr("memory_max")),
+        disk_mb: dec.int(c.attr("disk")),
+        secrets_mb: dec.int(c.attr("secrets")),
+    }
+}
+
+/// Ports with a `static` value are reserved ports, the rest dynamic (jobspec2's
+/// normalizeNetworkPorts).
+fn network(dec: &mut Decoder, b: &Block) -> NetworkResource {
+    let c = dec.content(&b.body, &NETWORK_SCHEMA);
+    let mut net = NetworkResource {
+        mode: dec.string(c.attr("mode")).unwrap_or_default(),
+        mbits: dec.int(c.attr("mbits")).unwrap_or(0),
+        ..NetworkResource::default()
+    };
+    for pb in c.blocks("port") {
+        let pc = dec.content(&pb.body, &PORT_SCHEMA);
+        let port = Port {
+            label: Decoder::label(pb),
+            value: dec.int32(pc.attr("static")).unwrap_or(0),
+            to: dec.int32(pc.attr("to")).unwrap_or(0),
+            host_network: dec.string(pc.attr("host_network")).unwrap_or_default(),
+        };
+        if port.label.is_empty() {
+            dec.push(
+                "Missing name for port",
+                "All port blocks must have 1 labels (name).".to_string(),
+                pb.ident.span(),
+            );
+        }
+        if port.value > 0 {
+            net.reserved_ports.push(port);
+        } else {
+            net.dynamic_ports.push(port);
+        }
+    }
+    net
+}

@@ -5,7 +5,7 @@ use crate::jobspec;
 use crate::server::fsm::Command;
 use crate::server::{Server, ServerError};
 
-use super::format_warnings;
+use crate::jobspec::format_warnings;
 
 /// Register (create or update) a job and create the eval that schedules it.
 pub async fn register(

@@ -5,6 +5,29 @@ use std::sync::Arc;
 
 use crate::api::{Allocation, Evaluation, Job, Node, Plan};
 
+pub mod feasible;
+mod generic;
+mod plan_ctx;
+pub mod rank;
+pub mod reconcile;
+mod stack;
+#[cfg(test)]
+pub(crate) mod testing;
+mod update;
+mod version;
+
+pub use generic::{process_eval, DESC_BLOCKED_EVAL_FAILED_PLACEMENTS};
+
+/// Why a scheduler run could not produce a result at all. Problems the eval itself carries
+/// (an unknown trigger) are reported in the returned eval, as Nomad does, not here.
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error(
+        "eval {eval_id}: the generic scheduler handles service and batch jobs, not {job_type:?}"
+    )]
+    UnsupportedType { eval_id: String, job_type: String },
+}
+
 /// Read access to a consistent state snapshot. The state store's snapshot implements it;
 /// tests implement it over plain vectors.
 pub trait StateView: Send + Sync {

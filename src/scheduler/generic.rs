@@ -362,7 +362,7 @@ fn update_decision(
     updated.eval_id = eval.id.clone();
     updated.job = Some(new_job.clone());
     updated.modify_time = now;
-    UpdateDecision::InPlace(updated)
+    UpdateDecision::InPlace(Box::new(updated))
 }
 
 /// A v4-format UUID from the seeded RNG, so plans are reproducible.

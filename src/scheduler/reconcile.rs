@@ -57,7 +57,7 @@ pub enum UpdateDecision {
     /// Stop it and place a replacement under the same name.
     Destructive,
     /// Replace the alloc record in place (same ID and node).
-    InPlace(Allocation),
+    InPlace(Box<Allocation>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -393,7 +393,7 @@ fn reconcile_group(
                 reschedule: false,
                 stop_previous: Some(STATUS_ALLOC_UPDATING),
             }),
-            UpdateDecision::InPlace(new) => result.inplace.push(new),
+            UpdateDecision::InPlace(new) => result.inplace.push(*new),
         }
     }
 }

@@ -145,7 +145,7 @@ fn job_change_asks_update_fn() {
         "destructive stops are staged with the placement"
     );
 
-    let inplace = UpdateDecision::InPlace((*allocs[0]).clone());
+    let inplace = UpdateDecision::InPlace(Box::new((*allocs[0]).clone()));
     let r = run(Some(&new), &allocs, &BTreeMap::new(), inplace);
     assert!(r.placements.is_empty());
     assert_eq!(r.inplace.len(), 1);

@@ -297,6 +297,7 @@ impl Stack {
         }
     }
 
+    #[cfg(test)]
     pub fn limit(&self) -> usize {
         self.limit
     }

@@ -118,10 +118,11 @@ pub fn process_eval(
 
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
     let mut queued: BTreeMap<String, i64> = BTreeMap::new();
+    // Nomad reports every group of a known job, stopped ones at 0.
+    for tg in job.iter().flat_map(|j| j.task_groups.iter()) {
+        queued.insert(tg.name.clone(), 0);
+    }
     if let Some(job) = &live_job {
-        for tg in &job.task_groups {
-            queued.insert(tg.name.clone(), 0);
-        }
         if !recon.placements.is_empty() {
             let (nodes, by_dc) = ready_nodes(state, job, &mut rng);
             let nodes_in_pool = nodes.len() as i64;
@@ -141,7 +142,7 @@ pub fn process_eval(
                 }
                 let mut opts = SelectOptions::default();
                 if let (true, Some(prev)) = (p.reschedule, &p.previous) {
-                    opts.penalty_nodes.insert(prev.node_id.clone());
+                    opts.penalty_nodes = reschedule_penalty_nodes(prev);
                 }
                 let mut metric = AllocMetric::default();
                 let option =
@@ -363,6 +364,22 @@ fn update_decision(
     updated.job = Some(new_job.clone());
     updated.modify_time = now;
     UpdateDecision::InPlace(Box::new(updated))
+}
+
+/// The node the failed alloc ran on and every node its earlier attempts ran on.
+fn reschedule_penalty_nodes(prev: &Allocation) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = [prev.node_id.clone()].into();
+    let events = prev
+        .reschedule_tracker
+        .as_ref()
+        .and_then(|t| t.get("Events"))
+        .and_then(serde_json::Value::as_array);
+    for e in events.into_iter().flatten() {
+        if let Some(node) = e.get("PrevNodeID").and_then(serde_json::Value::as_str) {
+            out.insert(node.to_string());
+        }
+    }
+    out
 }
 
 /// A v4-format UUID from the seeded RNG, so plans are reproducible.

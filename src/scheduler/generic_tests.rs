@@ -359,3 +359,106 @@ fn limit_follows_nomad() {
     assert_eq!(Stack::new(nodes.clone(), false).limit(), 7);
     assert_eq!(Stack::new(nodes, true).limit(), 2);
 }
+
+#[test]
+fn distinct_hosts_filters_nodes_with_the_group() {
+    let mut j = job(3);
+    j.constraints = Some(vec![Constraint {
+        operand: "distinct_hosts".into(),
+        ..Default::default()
+    }]);
+    let r = run(&state(j, vec![node("n1"), node("n2")], vec![]));
+    let nodes: BTreeSet<_> = placed(&r).iter().map(|a| a.node_id.clone()).collect();
+    assert_eq!(nodes.len(), 2);
+    let m = &r.eval.failed_tg_allocs.as_ref().expect("failed")["g"];
+    assert_eq!(
+        m.constraint_filtered.as_ref().map(|c| c["distinct_hosts"]),
+        Some(2)
+    );
+}
+
+#[test]
+fn anti_affinity_penalty_value() {
+    // One node: the second alloc collides with the first.
+    let r = run(&state(job(2), vec![node("n1")], vec![]));
+    let p = placed(&r);
+    let second = p.iter().find(|a| a.name == "web.g[1]").expect("second");
+    let meta = &second
+        .metrics
+        .as_ref()
+        .expect("m")
+        .score_meta_data
+        .as_ref()
+        .expect("s")[0];
+    assert_eq!(meta.scores["job-anti-affinity"], -1.0); // -(1 + 1) / 2
+                                                        // binpack after two 500/256 allocs on 4000/8192.
+    let used = crate::scheduler::rank::NodeUsage {
+        cpu: 1000,
+        memory_mb: 512,
+        ..Default::default()
+    };
+    let binpack = crate::scheduler::rank::score_fit_binpack(&node("n1"), &used) / 18.0;
+    assert!((meta.scores["binpack"] - binpack).abs() < 1e-12);
+    assert!((meta.norm_score - (binpack - 1.0) / 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn reschedule_penalises_previous_node() {
+    let j = Arc::new(job(1));
+    let mut failed = alloc(&j, 0, "n1");
+    failed.client_status = "failed".into();
+    let r = run(&state(
+        (*j).clone(),
+        vec![node("n1"), node("n2")],
+        vec![failed],
+    ));
+    let s = stopped(&r);
+    assert_eq!(
+        s[0].desired_description,
+        "alloc was rescheduled because it failed"
+    );
+    let p = placed(&r);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].node_id, "n2");
+    assert_eq!(p[0].previous_allocation, "alloc-0-n1");
+    let tracker = p[0].reschedule_tracker.as_ref().expect("tracker");
+    assert_eq!(tracker["Events"][0]["PrevNodeID"], "n1");
+    assert_eq!(tracker["Events"][0]["RescheduleTime"], NOW);
+}
+
+#[test]
+fn blocked_eval_that_still_fails_is_reblocked() {
+    let s = state(job(1), vec![], vec![]);
+    let mut e = eval_for(&s.jobs[0]);
+    e.status = "blocked".into();
+    e.triggered_by = "queued-allocs".into();
+    let r = process_eval(&e, &s, ctx()).expect("runs");
+    assert_eq!(r.eval.status, "blocked");
+    assert!(r.blocked_eval.is_none());
+    assert!(r.eval.failed_tg_allocs.is_some());
+
+    let s = state(job(1), vec![node("n1")], vec![]);
+    let r = process_eval(&e, &s, ctx()).expect("runs");
+    assert_eq!(r.eval.status, "complete");
+    assert_eq!(placed(&r).len(), 1);
+}
+
+#[test]
+fn plan_accounts_for_stops_and_earlier_placements() {
+    // Node fits exactly 2 allocs of 2000 MHz; an existing alloc of another version
+    // is stopped destructively, freeing room for its replacement plus one more.
+    let mut big = job(2);
+    big.task_groups[0].tasks[0].resources = Some(crate::api::Resources {
+        cpu: 2000,
+        memory_mb: 256,
+        ..Default::default()
+    });
+    let old = Arc::new(big.clone());
+    let mut new = big;
+    new.job_modify_index = 20;
+    new.task_groups[0].tasks[0].env = Some([("V".to_string(), "2".to_string())].into());
+    let r = run(&state(new, vec![node("n1")], vec![alloc(&old, 0, "n1")]));
+    assert_eq!(stopped(&r).len(), 1);
+    assert_eq!(placed(&r).len(), 2);
+    assert!(r.blocked_eval.is_none());
+}

@@ -434,7 +434,7 @@ impl EvalBroker {
         inner.job_evals.remove(&key);
         if let Some(mut pending) = inner.pending.remove(&key) {
             // Highest priority, then highest modify index, wins; the rest are superseded.
-            pending.sort_by(|a, b| (b.priority, b.modify_index).cmp(&(a.priority, a.modify_index)));
+            pending.sort_by_key(|e| Reverse((e.priority, e.modify_index)));
             let mut rest = pending.into_iter();
             if let Some(next) = rest.next() {
                 inner.cancelable.extend(rest);

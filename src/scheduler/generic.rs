@@ -335,12 +335,12 @@ fn update_decision(
     if !already_stopped {
         pctx.unstop(existing);
     }
-    let Some((ranked, _)) = fit else {
+    if fit.is_none() {
         return UpdateDecision::Destructive;
-    };
+    }
     let mut updated = existing.clone();
     let old = existing.allocated_resources.clone().unwrap_or_default();
-    let mut tasks = ranked.task_resources;
+    let mut tasks = super::stack::task_resources(tg);
     for (name, tr) in tasks.iter_mut() {
         if let Some(prev) = old.tasks.get(name) {
             tr.networks = prev.networks.clone();
@@ -417,7 +417,7 @@ fn new_alloc(
             .iter()
             .map(|t| (t.name.clone(), t.lifecycle.clone()))
             .collect(),
-        tasks: ranked.task_resources,
+        tasks: super::stack::task_resources(tg),
     };
     let mut alloc = Allocation {
         id: seeded_uuid(ids),

@@ -7,6 +7,8 @@ use crate::api::{Allocation, Evaluation, Job, Node, Plan};
 
 pub mod feasible;
 mod generic;
+#[cfg(test)]
+mod invariant_tests;
 mod plan_ctx;
 pub mod rank;
 pub mod reconcile;

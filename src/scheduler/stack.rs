@@ -39,7 +39,6 @@ const MAX_RETAINED_NODE_SCORES: usize = 5;
 pub struct RankedNode {
     pub node: Arc<Node>,
     pub final_score: f64,
-    pub task_resources: BTreeMap<String, AllocatedTaskResources>,
     pub ports: Option<PortOffer>,
 }
 
@@ -93,6 +92,28 @@ impl Eligibility {
                 .or_insert(ok);
         }
     }
+}
+
+/// What each task of the group is granted: its asked cpu and memory.
+pub fn task_resources(tg: &TaskGroup) -> BTreeMap<String, AllocatedTaskResources> {
+    tg.tasks
+        .iter()
+        .map(|t| {
+            let r = t.resources.as_ref();
+            let tr = AllocatedTaskResources {
+                cpu: AllocatedCpuResources {
+                    cpu_shares: r.map(|r| r.cpu).unwrap_or(0),
+                    reserved_cores: None,
+                },
+                memory: AllocatedMemoryResources {
+                    memory_mb: r.map(|r| r.memory_mb).unwrap_or(0),
+                    memory_max_mb: r.map(|r| r.memory_max_mb).unwrap_or(0),
+                },
+                ..Default::default()
+            };
+            (t.name.clone(), tr)
+        })
+        .collect()
 }
 
 /// Records metrics the way Nomad's `AllocMetric` methods do.
@@ -242,30 +263,10 @@ pub fn rank(
     let final_score = scores.iter().sum::<f64>() / scores.len() as f64;
     meta.norm_score = final_score;
 
-    let task_resources = tg
-        .tasks
-        .iter()
-        .map(|t| {
-            let r = t.resources.clone().unwrap_or_default();
-            let tr = AllocatedTaskResources {
-                cpu: AllocatedCpuResources {
-                    cpu_shares: r.cpu,
-                    reserved_cores: None,
-                },
-                memory: AllocatedMemoryResources {
-                    memory_mb: r.memory_mb,
-                    memory_max_mb: r.memory_max_mb,
-                },
-                ..Default::default()
-            };
-            (t.name.clone(), tr)
-        })
-        .collect();
     Some((
         RankedNode {
             node: node.clone(),
             final_score,
-            task_resources,
             ports,
         },
         meta,

@@ -1,5 +1,25 @@
 //! The scheduler: a pure function of (state snapshot, eval, time, seed) -> plan.
 //! It never writes state; the worker submits its plan to the plan applier.
+//!
+//! [`process_eval`] is the service/batch scheduler. What the worker does with its result:
+//! - submit `plan` unless `plan.is_no_op()` (stops in `node_update`, new and in-place
+//!   updated allocs in `node_allocation`; every alloc carries its `Job`);
+//! - if `blocked_eval` is set, create it (raft) and hand it to the blocked-evals tracker;
+//!   `eval.blocked_eval` already holds its ID;
+//! - write `eval` back: `complete`, or `failed` for a trigger it cannot handle, or still
+//!   `blocked` when a blocked eval ran and again could not place everything (the worker
+//!   re-blocks that same eval instead of creating another, as Nomad's ReblockEval).
+//!
+//! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
+//! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
+//! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
+//!
+//! Known gaps (later issues): affinities and spreads are not scored (node-affinity is
+//! recorded as 0), distinct_property, devices, cores/NUMA, host/CSI volumes, preemption,
+//! deployments and update strategies (all destructive updates happen at once, no canaries),
+//! reschedule delays (eligible failed allocs are replaced at once; attempts/interval are
+//! honoured), disconnect handling (allocs on disconnected nodes are lost), task-level
+//! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).
 
 use std::sync::Arc;
 

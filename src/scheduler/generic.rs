@@ -87,7 +87,10 @@ pub fn process_eval(
     let job = state.job(&eval.namespace, &eval.job_id);
     let allocs = state.allocs_by_job(&eval.namespace, &eval.job_id);
     let tainted = tainted_nodes(state, &allocs);
-    let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index());
+    // The eval ID is mixed into every seed so two evals run with the same seed still get
+    // distinct alloc IDs.
+    let salt = fnv1a(&eval.id);
+    let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index() ^ salt);
     let mut pctx = PlanCtx::new(state, ctx.now);
     let mut elig = Eligibility::default();
 
@@ -127,7 +130,7 @@ pub fn process_eval(
             let (nodes, by_dc) = ready_nodes(state, job, &mut rng);
             let nodes_in_pool = nodes.len() as i64;
             let mut stack = Stack::new(nodes, job.is_batch());
-            let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ 0x6e6f_6d61_6421);
+            let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
             for p in &recon.placements {
                 let Some(tg) = job.lookup_task_group(&p.task_group) else {
                     continue;
@@ -201,7 +204,7 @@ pub fn process_eval(
         out_eval.class_eligibility = classes;
         out_eval.escaped_computed_class = escaped;
     } else {
-        let mut id_rng = StdRng::seed_from_u64(ctx.seed ^ 0xb10c_7ed0);
+        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(31) ^ salt);
         let blocked = Evaluation {
             id: seeded_uuid(&mut id_rng),
             namespace: eval.namespace.clone(),
@@ -380,6 +383,13 @@ fn reschedule_penalty_nodes(prev: &Allocation) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// 64-bit FNV-1a, a stable hash for seeding (std's hasher may change between releases).
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// A v4-format UUID from the seeded RNG, so plans are reproducible.

@@ -462,3 +462,16 @@ fn plan_accounts_for_stops_and_earlier_placements() {
     assert_eq!(placed(&r).len(), 2);
     assert!(r.blocked_eval.is_none());
 }
+
+#[test]
+fn same_seed_different_evals_get_different_ids() {
+    let s = state(job(2), vec![node("n1"), node("n2")], vec![]);
+    let e1 = eval_for(&s.jobs[0]);
+    let mut e2 = e1.clone();
+    e2.id = "00000000-0000-0000-0000-00000000e002".into();
+    let a = process_eval(&e1, &s, ctx()).expect("runs");
+    let b = process_eval(&e2, &s, ctx()).expect("runs");
+    let ids_a: BTreeSet<_> = placed(&a).iter().map(|x| x.id.clone()).collect();
+    let ids_b: BTreeSet<_> = placed(&b).iter().map(|x| x.id.clone()).collect();
+    assert!(ids_a.is_disjoint(&ids_b));
+}

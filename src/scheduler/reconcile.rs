@@ -335,7 +335,12 @@ fn reconcile_group(
         };
         if take_replaced {
             if let Some(r) = worst_replaced {
-                let (stop, _) = replaced.remove(r);
+                // Not replaced after all: a lost alloc is still lost, anything else is
+                // simply no longer needed.
+                let (mut stop, _) = replaced.remove(r);
+                if stop.description != STATUS_ALLOC_LOST {
+                    stop.description = STATUS_ALLOC_NOT_NEEDED;
+                }
                 result.stops.push(stop);
             }
         } else if let Some(u) = worst_untainted {

@@ -234,6 +234,59 @@ pub fn escapes_computed_class<'a>(constraints: impl IntoIterator<Item = &'a Cons
     })
 }
 
+/// One `affinity` block: like a constraint, with a weight in [-100, 100].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Affinity {
+    pub constraint: Constraint,
+    pub weight: f64,
+}
+
+/// Reads affinities from their JSON form (`[{"LTarget", "RTarget", "Operand", "Weight"}]`);
+/// entries without a usable weight are skipped, as a zero weight carries no preference.
+pub fn parse_affinities(v: Option<&serde_json::Value>) -> Vec<Affinity> {
+    let Some(list) = v.and_then(serde_json::Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|a| {
+            let text = |k: &str| a.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+            let weight = a.get("Weight").and_then(serde_json::Value::as_f64)?;
+            (weight != 0.0).then(|| Affinity {
+                constraint: Constraint {
+                    l_target: text("LTarget").to_string(),
+                    operand: text("Operand").to_string(),
+                    r_target: text("RTarget").to_string(),
+                },
+                weight,
+            })
+        })
+        .collect()
+}
+
+/// Job, group and task affinities of a group, in Nomad's merge order.
+pub fn group_affinities(job: &Job, tg: &TaskGroup) -> Vec<Affinity> {
+    let mut out = parse_affinities(job.affinities.as_ref());
+    out.extend(parse_affinities(tg.affinities.as_ref()));
+    for t in &tg.tasks {
+        out.extend(parse_affinities(t.affinities.as_ref()));
+    }
+    out
+}
+
+/// Nomad's node-affinity score: matching weights over the sum of absolute weights.
+pub fn affinity_score(affinities: &[Affinity], node: &Node) -> f64 {
+    let total: f64 = affinities.iter().map(|a| a.weight.abs()).sum();
+    if total == 0.0 {
+        return 0.0;
+    }
+    let matched: f64 = affinities
+        .iter()
+        .filter(|a| meets_constraint(&a.constraint, node))
+        .map(|a| a.weight)
+        .sum();
+    matched / total
+}
+
 #[cfg(test)]
 #[path = "feasible_tests.rs"]
 mod tests;

@@ -140,3 +140,19 @@ fn distinct_hosts_flag() {
     )])));
     assert!(!wants_distinct_hosts(None));
 }
+
+#[test]
+fn affinity_scores() {
+    let mut n = node("n1");
+    n.meta.insert("rack".into(), "r1".into());
+    let affs = parse_affinities(Some(&serde_json::json!([
+        {"LTarget": "${meta.rack}", "Operand": "=", "RTarget": "r1", "Weight": 50},
+        {"LTarget": "${attr.kernel.name}", "Operand": "=", "RTarget": "windows", "Weight": 25},
+        {"LTarget": "${node.datacenter}", "Operand": "=", "RTarget": "dc1", "Weight": -25},
+        {"LTarget": "x", "Operand": "=", "RTarget": "x", "Weight": 0}
+    ])));
+    assert_eq!(affs.len(), 3);
+    // (50 - 25) / (50 + 25 + 25)
+    assert!((affinity_score(&affs, &n) - 0.25).abs() < 1e-12);
+    assert_eq!(affinity_score(&[], &n), 0.0);
+}

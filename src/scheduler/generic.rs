@@ -16,7 +16,8 @@ use crate::api::{
 };
 
 use super::feasible::{
-    escapes_computed_class, group_constraints, job_pool, node_in_any_dc, node_in_pool,
+    escapes_computed_class, group_affinities, group_constraints, job_pool, node_in_any_dc,
+    node_in_pool,
 };
 use super::plan_ctx::PlanCtx;
 use super::reconcile::{
@@ -143,7 +144,10 @@ pub fn process_eval(
                 if let (Some(desc), Some(prev)) = (p.stop_previous, &p.previous) {
                     pctx.stop(prev, desc, None);
                 }
-                let mut opts = SelectOptions::default();
+                let mut opts = SelectOptions {
+                    affinities: group_affinities(job, tg),
+                    ..Default::default()
+                };
                 if let (true, Some(prev)) = (p.reschedule, &p.previous) {
                     opts.penalty_nodes = reschedule_penalty_nodes(prev);
                 }

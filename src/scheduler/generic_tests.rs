@@ -475,3 +475,26 @@ fn same_seed_different_evals_get_different_ids() {
     let ids_b: BTreeSet<_> = placed(&b).iter().map(|x| x.id.clone()).collect();
     assert!(ids_a.is_disjoint(&ids_b));
 }
+
+#[test]
+fn affinity_pulls_toward_matching_nodes() {
+    let mut j = job(1);
+    j.affinities = Some(serde_json::json!([
+        {"LTarget": "${meta.rack}", "Operand": "=", "RTarget": "r2", "Weight": 50}
+    ]));
+    let mut nodes: Vec<Node> = (0..6).map(|i| node(&format!("n{i}"))).collect();
+    nodes[4].meta.insert("rack".into(), "r2".into());
+    let r = run(&state(j, nodes, vec![]));
+    let p = placed(&r);
+    assert_eq!(p[0].node_id, "n4");
+    let meta = &p[0]
+        .metrics
+        .as_ref()
+        .expect("m")
+        .score_meta_data
+        .as_ref()
+        .expect("s")[0];
+    assert_eq!(meta.scores["node-affinity"], 1.0);
+    // Every node is scored when affinities exist.
+    assert_eq!(p[0].metrics.as_ref().map(|m| m.nodes_evaluated), Some(6));
+}

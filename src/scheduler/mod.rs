@@ -14,8 +14,7 @@
 //! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
 //! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
 //!
-//! Known gaps (later issues): affinities and spreads are not scored (node-affinity is
-//! recorded as 0), distinct_property, devices, cores/NUMA, host/CSI volumes, preemption,
+//! Known gaps (later issues): spreads are not scored, distinct_property, devices, cores/NUMA, host/CSI volumes, preemption,
 //! deployments and update strategies (all destructive updates happen at once, no canaries),
 //! reschedule delays (eligible failed allocs are replaced at once; attempts/interval are
 //! honoured), disconnect handling (allocs on disconnected nodes are lost), task-level

@@ -19,8 +19,8 @@ use crate::api::{
 };
 
 use super::feasible::{
-    constraint_key, group_constraints, has_driver, meets_constraint, wants_distinct_hosts,
-    CONSTRAINT_DISTINCT_HOSTS, FILTER_MISSING_DRIVERS,
+    affinity_score, constraint_key, group_constraints, has_driver, meets_constraint,
+    wants_distinct_hosts, Affinity, CONSTRAINT_DISTINCT_HOSTS, FILTER_MISSING_DRIVERS,
 };
 use super::plan_ctx::PlanCtx;
 use super::rank::{
@@ -46,7 +46,13 @@ pub struct RankedNode {
 pub struct SelectOptions {
     /// Nodes a rescheduled alloc failed on: scored -1 for node-reschedule-penalty.
     pub penalty_nodes: BTreeSet<String>,
+    /// The group's merged affinities (job, group, tasks).
+    pub affinities: Vec<Affinity>,
 }
+
+/// Nodes scored when a group has affinities (Nomad's default
+/// NodeLimitForFeasibilityChecks), so preferences see enough of the cluster.
+const AFFINITY_NODE_LIMIT: usize = 100;
 
 /// Computed-class eligibility seen while checking nodes, for the blocked eval.
 #[derive(Debug, Clone, Default)]
@@ -257,8 +263,15 @@ pub fn rank(
     };
     meta.scores
         .insert("node-reschedule-penalty".into(), resched);
-    // Affinities are not scored yet; Nomad records 0 when a group has none.
-    meta.scores.insert("node-affinity".into(), 0.0);
+    // Only groups with affinities get an affinity term in the average; the others record 0.
+    let affinity = if opts.affinities.is_empty() {
+        0.0
+    } else {
+        let score = affinity_score(&opts.affinities, node);
+        scores.push(score);
+        score
+    };
+    meta.scores.insert("node-affinity".into(), affinity);
 
     let final_score = scores.iter().sum::<f64>() / scores.len() as f64;
     meta.norm_score = final_score;
@@ -342,7 +355,12 @@ impl Stack {
         let mut skipped_idx = 0usize;
         let mut best: Option<RankedNode> = None;
         let mut returned = 0usize;
-        while returned < self.limit {
+        let limit = if opts.affinities.is_empty() {
+            self.limit
+        } else {
+            AFFINITY_NODE_LIMIT.max(tg.count.max(0) as usize)
+        };
+        while returned < limit {
             let mut option = match source(self, metric, &mut metas) {
                 Some(o) => Some(o),
                 None if skipped_idx < skipped.len() => {

@@ -14,8 +14,8 @@
 //! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
 //! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
 //!
-//! Known gaps (later issues): spreads are not scored, distinct_property, devices, cores/NUMA, host/CSI volumes, preemption,
-//! deployments and update strategies (all destructive updates happen at once, no canaries),
+//! Known gaps (later issues): spreads are not scored, distinct_property, devices,
+//! cores/NUMA, host/CSI volumes, preemption, deployments and update strategies (all destructive updates happen at once, no canaries),
 //! reschedule delays (eligible failed allocs are replaced at once; attempts/interval are
 //! honoured), disconnect handling (allocs on disconnected nodes are lost), task-level
 //! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).

@@ -1,9 +1,53 @@
 //! The scheduler: a pure function of (state snapshot, eval, time, seed) -> plan.
 //! It never writes state; the worker submits its plan to the plan applier.
+//!
+//! [`process_eval`] is the service/batch scheduler. What the worker does with its result:
+//! - submit `plan` unless `plan.is_no_op()` (stops in `node_update`, new and in-place
+//!   updated allocs in `node_allocation`; every alloc carries its `Job`);
+//! - if `blocked_eval` is set, create it (raft) and hand it to the blocked-evals tracker;
+//!   `eval.blocked_eval` already holds its ID;
+//! - write `eval` back: `complete`, or `failed` for a trigger it cannot handle, or still
+//!   `blocked` when a blocked eval ran and again could not place everything (the worker
+//!   re-blocks that same eval instead of creating another, as Nomad's ReblockEval).
+//!
+//! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
+//! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
+//! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
+//!
+//! Known gaps (later issues): spreads are not scored, distinct_property, devices,
+//! cores/NUMA, host/CSI volumes, preemption, deployments and update strategies (all destructive updates happen at once, no canaries),
+//! reschedule delays (eligible failed allocs are replaced at once; attempts/interval are
+//! honoured), disconnect handling (allocs on disconnected nodes are lost), task-level
+//! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).
 
 use std::sync::Arc;
 
 use crate::api::{Allocation, Evaluation, Job, Node, Plan};
+
+pub mod feasible;
+mod generic;
+#[cfg(test)]
+mod invariant_tests;
+mod plan_ctx;
+pub mod rank;
+pub mod reconcile;
+mod stack;
+#[cfg(test)]
+pub(crate) mod testing;
+mod update;
+mod version;
+
+pub use generic::{process_eval, DESC_BLOCKED_EVAL_FAILED_PLACEMENTS};
+
+/// Why a scheduler run could not produce a result at all. Problems the eval itself carries
+/// (an unknown trigger) are reported in the returned eval, as Nomad does, not here.
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error(
+        "eval {eval_id}: the generic scheduler handles service and batch jobs, not {job_type:?}"
+    )]
+    UnsupportedType { eval_id: String, job_type: String },
+}
 
 /// Read access to a consistent state snapshot. The state store's snapshot implements it;
 /// tests implement it over plain vectors.
@@ -38,5 +82,3 @@ pub struct SchedulerResult {
     /// A new blocked eval when some placements failed for lack of capacity or feasibility.
     pub blocked_eval: Option<Evaluation>,
 }
-mod shim_generic;
-pub use shim_generic::*;

@@ -1,40 +1,14 @@
 //! Leader-only duties: routing new evals to the broker or the blocked set, restoring them when
 //! leadership is gained, and unblocking blocked evals when capacity appears.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::fsm::Command;
 use super::state::StateSnapshot;
 use super::Server;
-use crate::api::{Evaluation, EVAL_STATUS_BLOCKED, EVAL_STATUS_PENDING};
-
-/// Blocked evals, one per job (a newer one replaces the older).
-#[derive(Default)]
-pub(crate) struct BlockedEvals {
-    evals: Mutex<BTreeMap<(String, String), Evaluation>>,
-}
-
-impl BlockedEvals {
-    fn block(&self, eval: Evaluation) {
-        if let Ok(mut m) = self.evals.lock() {
-            m.insert((eval.namespace.clone(), eval.job_id.clone()), eval);
-        }
-    }
-    fn take_all(&self) -> Vec<Evaluation> {
-        self.evals
-            .lock()
-            .map(|mut m| std::mem::take(&mut *m).into_values().collect())
-            .unwrap_or_default()
-    }
-    fn clear(&self) {
-        if let Ok(mut m) = self.evals.lock() {
-            m.clear();
-        }
-    }
-}
+use crate::api::{
+    now_nanos, Evaluation, EVAL_STATUS_BLOCKED, EVAL_STATUS_CANCELED, EVAL_STATUS_PENDING,
+};
 
 /// The evals a command created or changed that the leader must act on, as now stored (with
 /// their raft indexes).
@@ -55,21 +29,44 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         .collect()
 }
 
-fn route(server: &Server, eval: Evaluation) {
-    if eval.status == EVAL_STATUS_BLOCKED {
-        server.inner.blocked.block(eval);
-    } else {
+/// Send a pending eval to the broker and a blocked one to the blocked set. Returns an eval
+/// the blocked set superseded, which the caller cancels.
+fn route(server: &Server, eval: Evaluation) -> Option<Evaluation> {
+    if eval.status != EVAL_STATUS_BLOCKED {
+        server.broker().enqueue(eval);
+        return None;
+    }
+    let outcome = server.blocked(|b| b.block(eval));
+    if let Some(ready) = outcome.ready {
+        server.broker().enqueue(ready);
+    }
+    outcome.superseded
+}
+
+/// Capacity of `computed_class` changed at `index` (a node became ready, an alloc finished):
+/// re-enqueue the blocked evals that may now fit.
+pub(crate) fn unblock(server: &Server, computed_class: &str, index: u64) {
+    if !server.is_leader() {
+        return;
+    }
+    for eval in server.blocked(|b| b.unblock(computed_class, index)) {
         server.broker().enqueue(eval);
     }
 }
 
-/// Re-enqueue every blocked eval: capacity changed, so the scheduler gets another look.
-pub(crate) fn unblock(server: &Server, _index: u64) {
-    if !server.is_leader() {
+/// Mark superseded blocked evals canceled, as Nomad does.
+async fn cancel(server: &Server, mut evals: Vec<Evaluation>) {
+    if evals.is_empty() {
         return;
     }
-    for eval in server.inner.blocked.take_all() {
-        server.broker().enqueue(eval);
+    let now = now_nanos();
+    for e in &mut evals {
+        e.status = EVAL_STATUS_CANCELED.to_string();
+        e.status_description = "evaluation superseded by a newer blocked evaluation".to_string();
+        e.modify_time = now;
+    }
+    if let Err(e) = server.propose(Command::EvalUpsert { evals }).await {
+        tracing::warn!(error = %e, "cancelling superseded blocked evals");
     }
 }
 
@@ -82,7 +79,8 @@ pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluat
         if now_leader != leader {
             leader = now_leader;
             if leader {
-                establish(&server);
+                let superseded = establish(&server);
+                cancel(&server, superseded).await;
             } else {
                 revoke(&server);
             }
@@ -91,7 +89,10 @@ pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluat
             _ = server.shutdown_token().cancelled() => break,
             changed = leadership.changed() => if changed.is_err() { break },
             batch = evals.recv() => match batch {
-                Some(batch) if leader => batch.into_iter().for_each(|e| route(&server, e)),
+                Some(batch) if leader => {
+                    let superseded: Vec<_> = batch.into_iter().filter_map(|e| route(&server, e)).collect();
+                    cancel(&server, superseded).await;
+                }
                 Some(_) => {}
                 None => break,
             },
@@ -101,20 +102,23 @@ pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluat
 }
 
 /// Gained leadership: enable the broker and restore the evals and heartbeats the state holds.
-fn establish(server: &Server) {
+fn establish(server: &Server) -> Vec<Evaluation> {
     tracing::info!("cluster leadership acquired");
     server.broker().set_enabled(true);
+    server.blocked(|b| b.set_enabled(true));
     let snap = server.state().snapshot();
+    let mut superseded = Vec::new();
     for eval in snap.evals(None) {
         if eval.status == EVAL_STATUS_PENDING || eval.status == EVAL_STATUS_BLOCKED {
-            route(server, (*eval).clone());
+            superseded.extend(route(server, (*eval).clone()));
         }
     }
     server.heartbeats().initialize(&snap);
+    superseded
 }
 
 fn revoke(server: &Server) {
     server.broker().set_enabled(false);
-    server.inner.blocked.clear();
+    server.blocked(|b| b.set_enabled(false));
     server.heartbeats().clear();
 }

@@ -8,6 +8,7 @@
 //! ```
 //! `Server` owns every long-lived task it starts and joins them on `shutdown`.
 
+pub mod blocked_evals;
 pub mod endpoints;
 mod error;
 pub mod eval_broker;
@@ -31,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 pub use error::ServerError;
 pub use rpc_local::InProcessRpc;
 
-use eval_broker::EvalBroker;
+use eval_broker::{EvalBroker, EvalBrokerConfig, SystemClock};
 use fsm::{ApplyResponse, Command, Fsm};
 use heartbeat::Heartbeater;
 use raft::{RaftConfig, RaftHandle};
@@ -86,7 +87,7 @@ struct Inner {
     raft: RaftHandle,
     broker: Arc<EvalBroker>,
     heartbeats: Heartbeater,
-    blocked: leader::BlockedEvals,
+    blocked: Mutex<blocked_evals::BlockedEvals>,
     plans: plan_apply::PlanQueue,
     shutdown: CancellationToken,
     tasks: Mutex<JoinSet<()>>,
@@ -133,7 +134,11 @@ impl Server {
             evals: eval_tx,
         });
         let raft = RaftHandle::start(
-            RaftConfig::new(1, config.rpc_addr.clone(), config.data_dir.as_ref().map(|d| d.join("server"))),
+            RaftConfig::new(
+                1,
+                config.rpc_addr.clone(),
+                config.data_dir.as_ref().map(|d| d.join("server")),
+            ),
             fsm,
         )
         .await?;
@@ -145,9 +150,12 @@ impl Server {
                 config,
                 state,
                 raft,
-                broker: Arc::new(EvalBroker::new()),
+                broker: Arc::new(EvalBroker::new(
+                    EvalBrokerConfig::default(),
+                    Arc::new(SystemClock),
+                )),
                 heartbeats,
-                blocked: leader::BlockedEvals::default(),
+                blocked: Mutex::new(blocked_evals::BlockedEvals::new()),
                 plans,
                 shutdown,
                 tasks: Mutex::new(JoinSet::new()),
@@ -215,9 +223,18 @@ impl Server {
         &self.inner.heartbeats
     }
 
-    /// Capacity changed (a node became ready, an alloc finished): blocked evals may now fit.
-    pub(crate) fn unblock_evals(&self, index: u64) {
-        leader::unblock(self, index);
+    /// Capacity of a node class changed (a node became ready, an alloc finished): blocked
+    /// evals may now fit.
+    pub(crate) fn unblock_evals(&self, computed_class: &str, index: u64) {
+        leader::unblock(self, computed_class, index);
+    }
+
+    /// Run `f` on the blocked-evals tracker under its lock.
+    pub(crate) fn blocked<R>(&self, f: impl FnOnce(&mut blocked_evals::BlockedEvals) -> R) -> R {
+        match self.inner.blocked.lock() {
+            Ok(mut b) => f(&mut b),
+            Err(p) => f(&mut p.into_inner()),
+        }
     }
 
     pub(crate) fn plans(&self) -> &plan_apply::PlanQueue {

@@ -2,7 +2,6 @@
 //! as the eval, submit the plan, retry on a partial commit with fresher state, then record the
 //! eval's outcome and ack it.
 
-use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use super::fsm::Command;
@@ -21,7 +20,17 @@ pub(crate) async fn run(server: Server, worker_id: u64) {
             _ = server.shutdown_token().cancelled() => return,
             next = server.broker().dequeue(SCHEDULER_TYPES, Duration::from_millis(500)) => next,
         };
-        let Some((eval, token)) = next else { continue };
+        let (eval, token) = match next {
+            Ok(Some(next)) => next,
+            Ok(None) => continue,
+            // Not the leader: nothing to schedule until leadership comes.
+            Err(_) => {
+                tokio::select! {
+                    _ = server.shutdown_token().cancelled() => return,
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => continue,
+                }
+            }
+        };
         let eval_id = eval.id.clone();
         match process(&server, eval).await {
             Ok(()) => {
@@ -39,13 +48,6 @@ pub(crate) async fn run(server: Server, worker_id: u64) {
     }
 }
 
-/// A seed derived from the eval ID: the same eval schedules the same way on every attempt.
-fn seed_for(eval: &Evaluation) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    eval.id.hash(&mut h);
-    h.finish()
-}
-
 async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
     let state = server.state();
     let mut snap = state
@@ -58,7 +60,7 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
     for _ in 0..MAX_ATTEMPTS {
         let ctx = SchedulerContext {
             now: now_nanos(),
-            seed: seed_for(&eval),
+            seed: rand::random(),
         };
         let mut result = match scheduler::process_eval(&eval, &*snap, ctx) {
             Ok(r) => r,

@@ -134,6 +134,17 @@ pub async fn deregister(
             time: now,
         })
         .await?;
+    // A blocked eval of a stopped job has nothing left to place.
+    if let Some(mut blocked) = server.blocked(|b| b.untrack(namespace, job_id)) {
+        blocked.status = EVAL_STATUS_CANCELED.to_string();
+        blocked.status_description = "job deregistered".to_string();
+        blocked.modify_time = now;
+        server
+            .propose(Command::EvalUpsert {
+                evals: vec![blocked],
+            })
+            .await?;
+    }
     Ok(JobDeregisterResponse {
         eval_create_index: if eval.is_some() { resp.index } else { 0 },
         eval_id: eval.map(|e| e.id).unwrap_or_default(),

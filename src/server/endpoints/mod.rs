@@ -3,4 +3,3 @@
 
 pub mod job;
 pub mod node;
-

@@ -49,12 +49,13 @@ pub async fn register(server: &Server, mut node: Node) -> Result<NodeUpdateRespo
     node.status_updated_at = now / SECOND;
     let ready = node.status == NODE_STATUS_READY;
     let id = node.id.clone();
+    let class = node.computed_class.clone();
     let resp = server
         .propose(Command::NodeRegister { node, time: now })
         .await?;
     let ttl = server.heartbeat_reset(&id);
     if ready {
-        server.unblock_evals(resp.index);
+        server.unblock_evals(&class, resp.index);
     }
     Ok(NodeUpdateResponse {
         heartbeat_ttl: ttl,
@@ -89,7 +90,7 @@ pub async fn update_status(
             .await?;
         index = resp.index;
         if status == NODE_STATUS_READY {
-            server.unblock_evals(index);
+            server.unblock_evals(&node.computed_class, index);
         }
     }
     let ttl = if status == NODE_STATUS_DOWN {
@@ -141,9 +142,9 @@ pub async fn update_alloc(
     updates: Vec<Allocation>,
 ) -> Result<u64, ServerError> {
     let snap = server.state().snapshot();
-    if snap.node_by_id(node_id).is_none() {
+    let Some(node) = snap.node_by_id(node_id) else {
         return Err(ServerError::NotFound(format!("node not found: {node_id}")));
-    }
+    };
     let now = now_nanos();
     let mut allocs = Vec::with_capacity(updates.len());
     let mut evals: Vec<Evaluation> = Vec::new();
@@ -203,7 +204,7 @@ pub async fn update_alloc(
         })
         .await?;
     if freed {
-        server.unblock_evals(resp.index);
+        server.unblock_evals(&node.computed_class, resp.index);
     }
     Ok(resp.index)
 }

@@ -1,0 +1,465 @@
+//! The service and batch scheduler (Nomad's `GenericScheduler`): reconcile, then place what is
+//! missing through the stack, then finish the eval (complete, with a blocked eval for what
+//! could not be placed).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
+
+use crate::api::{
+    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Node,
+    Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN, EVAL_STATUS_BLOCKED,
+    EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
+    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+};
+
+use super::feasible::{
+    escapes_computed_class, group_affinities, group_constraints, job_pool, node_in_any_dc,
+    node_in_pool,
+};
+use super::plan_ctx::PlanCtx;
+use super::reconcile::{
+    next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
+};
+use super::stack::{feasible, rank, Eligibility, SelectOptions, Stack};
+use super::update::tasks_updated;
+use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
+
+/// Nomad's description on a blocked eval created for failed placements.
+pub const DESC_BLOCKED_EVAL_FAILED_PLACEMENTS: &str = "created to place remaining allocations";
+
+/// Triggers the generic scheduler understands (Nomad's list).
+const KNOWN_TRIGGERS: &[&str] = &[
+    "job-register",
+    "job-deregister",
+    "node-drain",
+    "node-update",
+    "alloc-stop",
+    "alloc-reschedule",
+    "rolling-update",
+    "queued-allocs",
+    "periodic-job",
+    "max-plan-attempts",
+    "deployment-watcher",
+    "alloc-failure",
+    "failed-follow-up",
+    "preemption",
+    "job-scaling",
+    "max-disconnect-timeout",
+    "reconnect",
+];
+
+/// Runs the generic scheduler for one eval against one snapshot. Pure: the same inputs give
+/// the same plan (IDs and port picks come from `ctx.seed`).
+pub fn process_eval(
+    eval: &Evaluation,
+    state: &dyn StateView,
+    ctx: SchedulerContext,
+) -> Result<SchedulerResult, SchedulerError> {
+    if eval.r#type != JOB_TYPE_SERVICE && eval.r#type != JOB_TYPE_BATCH {
+        return Err(SchedulerError::UnsupportedType {
+            eval_id: eval.id.clone(),
+            job_type: eval.r#type.clone(),
+        });
+    }
+    let mut out_eval = eval.clone();
+    out_eval.snapshot_index = state.index();
+    out_eval.modify_time = ctx.now;
+    if !KNOWN_TRIGGERS.contains(&eval.triggered_by.as_str()) {
+        out_eval.status = EVAL_STATUS_FAILED.to_string();
+        out_eval.status_description = format!(
+            "scheduler cannot handle '{}' evaluation reason",
+            eval.triggered_by
+        );
+        return Ok(SchedulerResult {
+            plan: Plan {
+                eval_id: eval.id.clone(),
+                priority: eval.priority,
+                snapshot_index: state.index(),
+                ..Default::default()
+            },
+            eval: out_eval,
+            blocked_eval: None,
+        });
+    }
+
+    let job = state.job(&eval.namespace, &eval.job_id);
+    let allocs = state.allocs_by_job(&eval.namespace, &eval.job_id);
+    let tainted = tainted_nodes(state, &allocs);
+    // The eval ID is mixed into every seed so two evals run with the same seed still get
+    // distinct alloc IDs.
+    let salt = fnv1a(&eval.id);
+    let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index() ^ salt);
+    let mut pctx = PlanCtx::new(state, ctx.now);
+    let mut elig = Eligibility::default();
+
+    let live_job = job.as_ref().filter(|j| !j.stop).cloned();
+    let recon = {
+        let input = ReconcileInput {
+            job_id: &eval.job_id,
+            job: job.as_deref(),
+            allocs: &allocs,
+            tainted: &tainted,
+            now: ctx.now,
+        };
+        let mut update = |existing: &Allocation, tg: &TaskGroup| match live_job.as_ref() {
+            Some(new_job) => update_decision(
+                existing, new_job, tg, eval, state, &mut pctx, &mut rng, &mut elig, ctx.now,
+            ),
+            None => UpdateDecision::Ignore,
+        };
+        reconcile(&input, &mut update)
+    };
+
+    for stop in &recon.stops {
+        pctx.stop(&stop.alloc, stop.description, stop.client_status);
+    }
+    for alloc in recon.inplace {
+        pctx.place(alloc);
+    }
+
+    let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
+    let mut queued: BTreeMap<String, i64> = BTreeMap::new();
+    // Nomad reports every group of a known job, stopped ones at 0.
+    for tg in job.iter().flat_map(|j| j.task_groups.iter()) {
+        queued.insert(tg.name.clone(), 0);
+    }
+    if let Some(job) = &live_job {
+        if !recon.placements.is_empty() {
+            let (nodes, by_dc) = ready_nodes(state, job, &mut rng);
+            let nodes_in_pool = nodes.len() as i64;
+            let mut stack = Stack::new(nodes, job.is_batch());
+            let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
+            for p in &recon.placements {
+                let Some(tg) = job.lookup_task_group(&p.task_group) else {
+                    continue;
+                };
+                if let Some(m) = failed.get_mut(&tg.name) {
+                    m.coalesced_failures += 1;
+                    *queued.entry(tg.name.clone()).or_default() += 1;
+                    continue;
+                }
+                if let (Some(desc), Some(prev)) = (p.stop_previous, &p.previous) {
+                    pctx.stop(prev, desc, None);
+                }
+                let mut opts = SelectOptions {
+                    affinities: group_affinities(job, tg),
+                    ..Default::default()
+                };
+                if let (true, Some(prev)) = (p.reschedule, &p.previous) {
+                    opts.penalty_nodes = reschedule_penalty_nodes(prev);
+                }
+                let mut metric = AllocMetric::default();
+                let option =
+                    stack.select(job, tg, &opts, &mut pctx, &mut rng, &mut elig, &mut metric);
+                metric.nodes_available = by_dc.clone();
+                metric.nodes_in_pool = nodes_in_pool;
+                metric.node_pool = job_pool(job).to_string();
+                match option {
+                    Some(ranked) => {
+                        let alloc = new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
+                        pctx.place(alloc);
+                    }
+                    None => {
+                        *queued.entry(tg.name.clone()).or_default() += 1;
+                        failed.insert(tg.name.clone(), metric);
+                        if let Some(prev) = &p.previous {
+                            // A replacement that cannot be placed must not stop what it
+                            // replaces: destructive updates and reschedules retry later.
+                            if p.stop_previous.is_some() || p.reschedule {
+                                pctx.unstop(prev);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let plan = Plan {
+        eval_id: eval.id.clone(),
+        eval_token: String::new(),
+        priority: eval.priority,
+        all_at_once: job.as_ref().map(|j| j.all_at_once).unwrap_or(false),
+        job: job.clone(),
+        node_update: pctx.stops,
+        node_allocation: pctx
+            .placed
+            .into_iter()
+            .map(|(node, allocs)| (node, allocs.into_iter().map(Arc::unwrap_or_clone).collect()))
+            .collect(),
+        snapshot_index: state.index(),
+    };
+
+    let escaped = live_job.as_ref().is_some_and(|j| job_escapes(j));
+    let classes = (!escaped).then(|| elig.classes());
+    out_eval.queued_allocations = Some(queued);
+    out_eval.status_description = String::new();
+    let mut blocked_eval = None;
+    if failed.is_empty() {
+        out_eval.failed_tg_allocs = None;
+        out_eval.status = EVAL_STATUS_COMPLETE.to_string();
+    } else if eval.status == EVAL_STATUS_BLOCKED {
+        // A blocked eval that still cannot place everything is re-blocked by the worker
+        // rather than spawning another blocked eval.
+        out_eval.failed_tg_allocs = Some(failed);
+        out_eval.class_eligibility = classes;
+        out_eval.escaped_computed_class = escaped;
+    } else {
+        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(31) ^ salt);
+        let blocked = Evaluation {
+            id: seeded_uuid(&mut id_rng),
+            namespace: eval.namespace.clone(),
+            priority: eval.priority,
+            r#type: eval.r#type.clone(),
+            triggered_by: TRIGGER_QUEUED_ALLOCS.to_string(),
+            job_id: eval.job_id.clone(),
+            job_modify_index: eval.job_modify_index,
+            status: EVAL_STATUS_BLOCKED.to_string(),
+            status_description: DESC_BLOCKED_EVAL_FAILED_PLACEMENTS.to_string(),
+            previous_eval: eval.id.clone(),
+            failed_tg_allocs: Some(failed.clone()),
+            class_eligibility: classes,
+            escaped_computed_class: escaped,
+            snapshot_index: state.index(),
+            create_time: ctx.now,
+            modify_time: ctx.now,
+            ..Default::default()
+        };
+        out_eval.blocked_eval = blocked.id.clone();
+        out_eval.failed_tg_allocs = Some(failed);
+        out_eval.status = EVAL_STATUS_COMPLETE.to_string();
+        blocked_eval = Some(blocked);
+    }
+
+    Ok(SchedulerResult {
+        plan,
+        eval: out_eval,
+        blocked_eval,
+    })
+}
+
+/// Nodes holding the job's allocs that are gone, down, disconnected or draining.
+fn tainted_nodes(state: &dyn StateView, allocs: &[Arc<Allocation>]) -> BTreeMap<String, Taint> {
+    let mut out = BTreeMap::new();
+    let ids: BTreeSet<&str> = allocs.iter().map(|a| a.node_id.as_str()).collect();
+    for id in ids {
+        match state.node(id) {
+            None => {
+                out.insert(id.to_string(), Taint::Lost);
+            }
+            Some(n) if n.status == NODE_STATUS_DOWN || n.status == NODE_STATUS_DISCONNECTED => {
+                out.insert(id.to_string(), Taint::Lost);
+            }
+            Some(n) if n.drain || n.drain_strategy.is_some() => {
+                out.insert(id.to_string(), Taint::Draining);
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+/// Ready nodes in the job's pool and datacenters, shuffled, and their count per datacenter.
+fn ready_nodes(
+    state: &dyn StateView,
+    job: &Job,
+    rng: &mut StdRng,
+) -> (Vec<Arc<Node>>, BTreeMap<String, i64>) {
+    use rand::seq::SliceRandom;
+    let dcs = job.datacenters_or_default();
+    let pool = job_pool(job);
+    let mut by_dc = BTreeMap::new();
+    let mut nodes: Vec<Arc<Node>> = state
+        .nodes()
+        .into_iter()
+        .filter(|n| n.ready() && n.drain_strategy.is_none())
+        .filter(|n| node_in_pool(n, pool) && node_in_any_dc(n, &dcs))
+        .inspect(|n| *by_dc.entry(n.datacenter.clone()).or_insert(0) += 1)
+        .collect();
+    nodes.shuffle(rng);
+    (nodes, by_dc)
+}
+
+fn job_escapes(job: &Job) -> bool {
+    escapes_computed_class(job.constraints.iter().flatten())
+        || job
+            .task_groups
+            .iter()
+            .any(|tg| escapes_computed_class(group_constraints(tg)))
+}
+
+/// Nomad's `genericAllocUpdateFn`: destructive when tasks changed or the alloc's node can no
+/// longer take the new group; otherwise an in-place copy on the same node.
+#[allow(clippy::too_many_arguments)]
+fn update_decision(
+    existing: &Allocation,
+    new_job: &Arc<Job>,
+    tg: &TaskGroup,
+    eval: &Evaluation,
+    state: &dyn StateView,
+    pctx: &mut PlanCtx<'_>,
+    rng: &mut StdRng,
+    elig: &mut Eligibility,
+    now: i64,
+) -> UpdateDecision {
+    let Some(old_job) = existing.job.as_ref() else {
+        return UpdateDecision::Destructive;
+    };
+    if tasks_updated(new_job, old_job, &tg.name).is_some() {
+        return UpdateDecision::Destructive;
+    }
+    let Some(node) = state.node(&existing.node_id) else {
+        return UpdateDecision::Destructive;
+    };
+    if !node_in_any_dc(&node, &new_job.datacenters_or_default())
+        || !node_in_pool(&node, job_pool(new_job))
+    {
+        return UpdateDecision::Destructive;
+    }
+    // Discount the alloc being updated while checking the node, as Nomad stages its eviction.
+    let already_stopped = pctx.is_stopped(&existing.id);
+    pctx.stop(existing, super::reconcile::STATUS_ALLOC_IN_PLACE, None);
+    let mut metric = AllocMetric::default();
+    let mut no_ports = tg.clone();
+    // Ports are kept from the existing alloc, so they are not re-asked for.
+    no_ports.networks = None;
+    let fit = feasible(&node, new_job, &no_ports, pctx, &mut metric, elig)
+        .then(|| {
+            rank(
+                &node,
+                new_job,
+                &no_ports,
+                &SelectOptions::default(),
+                pctx,
+                rng,
+                &mut metric,
+            )
+        })
+        .flatten();
+    if !already_stopped {
+        pctx.unstop(existing);
+    }
+    if fit.is_none() {
+        return UpdateDecision::Destructive;
+    }
+    let mut updated = existing.clone();
+    let old = existing.allocated_resources.clone().unwrap_or_default();
+    let mut tasks = super::stack::task_resources(tg);
+    for (name, tr) in tasks.iter_mut() {
+        if let Some(prev) = old.tasks.get(name) {
+            tr.networks = prev.networks.clone();
+            tr.devices = prev.devices.clone();
+        }
+    }
+    updated.allocated_resources = Some(AllocatedResources {
+        shared: AllocatedSharedResources {
+            disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
+            networks: old.shared.networks.clone(),
+            ports: old.shared.ports.clone(),
+        },
+        task_lifecycles: tg
+            .tasks
+            .iter()
+            .map(|t| (t.name.clone(), t.lifecycle.clone()))
+            .collect(),
+        tasks,
+    });
+    updated.eval_id = eval.id.clone();
+    updated.job = Some(new_job.clone());
+    updated.modify_time = now;
+    UpdateDecision::InPlace(Box::new(updated))
+}
+
+/// The node the failed alloc ran on and every node its earlier attempts ran on.
+fn reschedule_penalty_nodes(prev: &Allocation) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = [prev.node_id.clone()].into();
+    let events = prev
+        .reschedule_tracker
+        .as_ref()
+        .and_then(|t| t.get("Events"))
+        .and_then(serde_json::Value::as_array);
+    for e in events.into_iter().flatten() {
+        if let Some(node) = e.get("PrevNodeID").and_then(serde_json::Value::as_str) {
+            out.insert(node.to_string());
+        }
+    }
+    out
+}
+
+/// 64-bit FNV-1a, a stable hash for seeding (std's hasher may change between releases).
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A v4-format UUID from the seeded RNG, so plans are reproducible.
+fn seeded_uuid(rng: &mut StdRng) -> String {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn new_alloc(
+    eval: &Evaluation,
+    job: &Arc<Job>,
+    tg: &TaskGroup,
+    p: &Placement,
+    ranked: super::stack::RankedNode,
+    metric: AllocMetric,
+    ids: &mut StdRng,
+    now: i64,
+) -> Allocation {
+    let (networks, ports) = ranked
+        .ports
+        .map(|o| (o.networks, o.ports))
+        .unwrap_or_default();
+    let resources = AllocatedResources {
+        shared: AllocatedSharedResources {
+            disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
+            networks,
+            ports,
+        },
+        task_lifecycles: tg
+            .tasks
+            .iter()
+            .map(|t| (t.name.clone(), t.lifecycle.clone()))
+            .collect(),
+        tasks: super::stack::task_resources(tg),
+    };
+    let mut alloc = Allocation {
+        id: seeded_uuid(ids),
+        namespace: job.namespace.clone(),
+        eval_id: eval.id.clone(),
+        name: p.name.clone(),
+        job_id: job.id.clone(),
+        job: Some(job.clone()),
+        task_group: tg.name.clone(),
+        metrics: Some(metric),
+        node_id: ranked.node.id.clone(),
+        node_name: ranked.node.name.clone(),
+        allocated_resources: Some(resources),
+        desired_status: ALLOC_DESIRED_RUN.to_string(),
+        client_status: ALLOC_CLIENT_PENDING.to_string(),
+        create_time: now,
+        modify_time: now,
+        ..Default::default()
+    };
+    if let Some(prev) = &p.previous {
+        alloc.previous_allocation = prev.id.clone();
+        if p.reschedule {
+            alloc.reschedule_tracker = Some(next_reschedule_tracker(prev, now));
+        }
+    }
+    alloc
+}
+
+#[cfg(test)]
+#[path = "generic_tests.rs"]
+mod tests;

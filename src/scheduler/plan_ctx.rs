@@ -1,0 +1,101 @@
+//! The plan being built by one scheduler run, and the view of each node it implies: what the
+//! snapshot has there, minus what this plan stops, plus what this plan places.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::api::{Allocation, ALLOC_DESIRED_STOP};
+
+use super::StateView;
+
+pub struct PlanCtx<'a> {
+    state: &'a dyn StateView,
+    now: i64,
+    /// Node ID -> the snapshot's non-terminal allocs there, loaded on first use.
+    existing: HashMap<String, Vec<Arc<Allocation>>>,
+    /// Node ID -> stopped allocs (already rewritten to desired stop).
+    pub stops: BTreeMap<String, Vec<Allocation>>,
+    stopped_ids: BTreeSet<String>,
+    /// Node ID -> placed or in-place updated allocs.
+    pub placed: BTreeMap<String, Vec<Arc<Allocation>>>,
+    placed_ids: BTreeSet<String>,
+}
+
+impl<'a> PlanCtx<'a> {
+    pub fn new(state: &'a dyn StateView, now: i64) -> Self {
+        PlanCtx {
+            state,
+            now,
+            existing: HashMap::new(),
+            stops: BTreeMap::new(),
+            stopped_ids: BTreeSet::new(),
+            placed: BTreeMap::new(),
+            placed_ids: BTreeSet::new(),
+        }
+    }
+
+    /// Allocs that will hold resources on the node if the plan commits.
+    pub fn proposed(&mut self, node_id: &str) -> Vec<Arc<Allocation>> {
+        let state = self.state;
+        let existing = self.existing.entry(node_id.to_string()).or_insert_with(|| {
+            state
+                .allocs_by_node(node_id)
+                .into_iter()
+                .filter(|a| !a.terminal())
+                .collect()
+        });
+        let mut out: Vec<Arc<Allocation>> = existing
+            .iter()
+            .filter(|a| !self.stopped_ids.contains(&a.id) && !self.placed_ids.contains(&a.id))
+            .cloned()
+            .collect();
+        if let Some(placed) = self.placed.get(node_id) {
+            out.extend(placed.iter().cloned());
+        }
+        out
+    }
+
+    /// Stages a stop: desired status stop with Nomad's description, and the client status when
+    /// the stop also declares the alloc lost.
+    pub fn stop(&mut self, alloc: &Allocation, description: &str, client_status: Option<&str>) {
+        if !self.stopped_ids.insert(alloc.id.clone()) {
+            return;
+        }
+        let mut stopped = alloc.clone();
+        stopped.desired_status = ALLOC_DESIRED_STOP.to_string();
+        stopped.desired_description = description.to_string();
+        if let Some(cs) = client_status {
+            stopped.client_status = cs.to_string();
+        }
+        stopped.modify_time = self.now;
+        self.stops
+            .entry(alloc.node_id.clone())
+            .or_default()
+            .push(stopped);
+    }
+
+    /// Takes back a staged stop (a replacement could not be placed).
+    pub fn unstop(&mut self, alloc: &Allocation) {
+        if !self.stopped_ids.remove(&alloc.id) {
+            return;
+        }
+        if let Some(list) = self.stops.get_mut(&alloc.node_id) {
+            list.retain(|a| a.id != alloc.id);
+            if list.is_empty() {
+                self.stops.remove(&alloc.node_id);
+            }
+        }
+    }
+
+    pub fn is_stopped(&self, alloc_id: &str) -> bool {
+        self.stopped_ids.contains(alloc_id)
+    }
+
+    pub fn place(&mut self, alloc: Allocation) {
+        self.placed_ids.insert(alloc.id.clone());
+        self.placed
+            .entry(alloc.node_id.clone())
+            .or_default()
+            .push(Arc::new(alloc));
+    }
+}

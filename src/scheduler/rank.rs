@@ -1,0 +1,331 @@
+//! Ranking a feasible node: does the ask fit next to what the node already runs, which host
+//! ports it gets, and how well it packs (Nomad's `rank.go` binpack iterator and
+//! `structs.ScoreFitBinPack`).
+
+use std::collections::BTreeSet;
+
+use rand::Rng;
+
+use crate::api::{AllocatedPortMapping, Allocation, NetworkResource, Node, Port, Resources};
+
+/// The best binpack fit score; scores are divided by it so they land in [0, 1].
+pub const BINPACK_MAX_FIT_SCORE: f64 = 18.0;
+
+/// Nomad's default dynamic port range, used when the node does not report one.
+pub const DEFAULT_MIN_DYNAMIC_PORT: i32 = 20000;
+pub const DEFAULT_MAX_DYNAMIC_PORT: i32 = 32000;
+
+/// Random picks before falling back to a scan of the range (Nomad's `maxRandPortAttempts`).
+const MAX_RAND_PORT_ATTEMPTS: usize = 20;
+
+/// What the allocs proposed on a node hold, summed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeUsage {
+    pub cpu: i64,
+    pub memory_mb: i64,
+    pub disk_mb: i64,
+    /// Host ports held by allocs (node-reserved ports are added by [`used_ports`]).
+    pub ports: BTreeSet<i32>,
+}
+
+impl NodeUsage {
+    /// Sums the allocs that still hold resources: client-terminal allocs do not.
+    pub fn of<'a>(allocs: impl IntoIterator<Item = &'a Allocation>) -> Self {
+        let mut u = NodeUsage::default();
+        for a in allocs {
+            if a.client_terminal() {
+                continue;
+            }
+            u.add(&a.comparable_resources());
+            u.ports.extend(a.reserved_ports());
+        }
+        u
+    }
+
+    pub fn add(&mut self, r: &Resources) {
+        self.cpu += r.cpu;
+        self.memory_mb += r.memory_mb;
+        self.disk_mb += r.disk_mb;
+    }
+}
+
+/// The node's schedulable capacity: its resources minus what the operator reserved.
+pub fn node_capacity(node: &Node) -> (i64, i64, i64) {
+    let res = &node.node_resources;
+    let rsv = &node.reserved_resources;
+    (
+        res.cpu.cpu_shares - rsv.cpu.cpu_shares,
+        res.memory.memory_mb - rsv.memory.memory_mb,
+        res.disk.disk_mb - rsv.disk.disk_mb,
+    )
+}
+
+/// `Ok` when `used` fits the node, else the first exhausted dimension in Nomad's order.
+pub fn fits(node: &Node, used: &NodeUsage) -> Result<(), &'static str> {
+    let (cpu, mem, disk) = node_capacity(node);
+    if cpu < used.cpu {
+        return Err("cpu");
+    }
+    if mem < used.memory_mb {
+        return Err("memory");
+    }
+    if disk < used.disk_mb {
+        return Err("disk");
+    }
+    Ok(())
+}
+
+/// Nomad's `ScoreFitBinPack`: `20 - (10^freeCpu + 10^freeMem)`, clamped to [0, 18], where the
+/// free fractions are taken against the node's capacity after reservations.
+pub fn score_fit_binpack(node: &Node, used: &NodeUsage) -> f64 {
+    let (cpu, mem, _) = node_capacity(node);
+    let free_cpu = 1.0 - used.cpu as f64 / cpu as f64;
+    let free_mem = 1.0 - used.memory_mb as f64 / mem as f64;
+    let score = 20.0 - (10f64.powf(free_cpu) + 10f64.powf(free_mem));
+    if score.is_nan() {
+        return 0.0;
+    }
+    score.clamp(0.0, 18.0)
+}
+
+/// Parses Nomad's `reserved_host_ports` syntax: `"22,80,8000-8080"`. Bad entries are skipped:
+/// the client validated the value when it registered.
+pub fn parse_port_spec(spec: &str) -> BTreeSet<i32> {
+    let mut out = BTreeSet::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
+                    if a <= b && b - a <= 65535 {
+                        out.extend(a..=b);
+                    }
+                }
+            }
+            None => {
+                if let Ok(p) = part.parse::<i32>() {
+                    out.insert(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Ports that are not free on the node: held by allocs or reserved by the operator.
+pub fn used_ports(node: &Node, usage: &NodeUsage) -> BTreeSet<i32> {
+    let mut used = usage.ports.clone();
+    used.extend(parse_port_spec(
+        &node.reserved_resources.networks.reserved_host_ports,
+    ));
+    used
+}
+
+/// The group network's ports as granted on one node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PortOffer {
+    pub networks: Vec<NetworkResource>,
+    pub ports: Vec<AllocatedPortMapping>,
+}
+
+/// Grants the ask's static ports (which must be free) and picks its dynamic ports from the
+/// node's dynamic range avoiding ports in use. The error text is Nomad's, shown after
+/// `network: ` in `DimensionExhausted`.
+pub fn assign_ports(
+    node: &Node,
+    ask: &NetworkResource,
+    used: &BTreeSet<i32>,
+    rng: &mut impl Rng,
+) -> Result<PortOffer, String> {
+    let host_ip = node.address();
+    let mut taken = used.clone();
+    let mut offer = NetworkResource {
+        mode: ask.mode.clone(),
+        ip: host_ip.clone(),
+        mbits: ask.mbits,
+        device: node
+            .node_resources
+            .networks
+            .iter()
+            .find(|n| n.ip == host_ip)
+            .map(|n| n.device.clone())
+            .unwrap_or_default(),
+        dns: ask.dns.clone(),
+        ..Default::default()
+    };
+    let mut ports = Vec::new();
+    for p in &ask.reserved_ports {
+        if taken.contains(&p.value) {
+            return Err(format!("reserved port collision {}={}", p.label, p.value));
+        }
+        taken.insert(p.value);
+        offer.reserved_ports.push(p.clone());
+        ports.push(mapping(&host_ip, p, p.value));
+    }
+    let (min, max) = dynamic_range(node);
+    for p in &ask.dynamic_ports {
+        let value = pick_dynamic(min, max, &taken, rng).ok_or("dynamic port selection failed")?;
+        taken.insert(value);
+        offer.dynamic_ports.push(Port { value, ..p.clone() });
+        ports.push(mapping(&host_ip, p, value));
+    }
+    Ok(PortOffer {
+        networks: vec![offer],
+        ports,
+    })
+}
+
+fn mapping(host_ip: &str, p: &Port, value: i32) -> AllocatedPortMapping {
+    AllocatedPortMapping {
+        host_ip: host_ip.to_string(),
+        label: p.label.clone(),
+        // `to = -1` means "map to the same port inside", as Nomad resolves it.
+        to: if p.to == -1 { value } else { p.to },
+        value,
+    }
+}
+
+fn dynamic_range(node: &Node) -> (i32, i32) {
+    let r = &node.node_resources;
+    let min = if r.min_dynamic_port > 0 {
+        r.min_dynamic_port
+    } else {
+        DEFAULT_MIN_DYNAMIC_PORT
+    };
+    let max = if r.max_dynamic_port > 0 {
+        r.max_dynamic_port
+    } else {
+        DEFAULT_MAX_DYNAMIC_PORT
+    };
+    (min, max.max(min))
+}
+
+fn pick_dynamic(min: i32, max: i32, taken: &BTreeSet<i32>, rng: &mut impl Rng) -> Option<i32> {
+    for _ in 0..MAX_RAND_PORT_ATTEMPTS {
+        let p = rng.random_range(min..=max);
+        if !taken.contains(&p) {
+            return Some(p);
+        }
+    }
+    (min..=max).find(|p| !taken.contains(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{NodeCpuResources, NodeMemoryResources, NodeResources};
+    use rand::SeedableRng;
+
+    fn node(cpu: i64, mem: i64) -> Node {
+        Node {
+            node_resources: NodeResources {
+                cpu: NodeCpuResources {
+                    cpu_shares: cpu,
+                    ..Default::default()
+                },
+                memory: NodeMemoryResources { memory_mb: mem },
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn usage(cpu: i64, mem: i64) -> NodeUsage {
+        NodeUsage {
+            cpu,
+            memory_mb: mem,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn binpack_score_table() {
+        // (node cpu, node mem, used cpu, used mem, expected score)
+        let cases = [
+            (1000, 1000, 0, 0, 0.0),              // empty node: 20 - (10 + 10)
+            (1000, 1000, 1000, 1000, 18.0),       // full node: 20 - (1 + 1)
+            (1000, 1000, 500, 500, 13.675_445_6), // 20 - 2*sqrt(10)
+            (2000, 4000, 1000, 1000, 11.214_309), // 20 - (10^0.5 + 10^0.75)
+            (1000, 1000, 2000, 2000, 18.0),       // overfit clamps at 18
+        ];
+        for (nc, nm, uc, um, want) in cases {
+            let got = score_fit_binpack(&node(nc, nm), &usage(uc, um));
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{nc} {nm} {uc} {um}: {got} != {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn binpack_subtracts_reserved() {
+        let mut n = node(2000, 2000);
+        n.reserved_resources.cpu.cpu_shares = 1000;
+        n.reserved_resources.memory.memory_mb = 1000;
+        let got = score_fit_binpack(&n, &usage(1000, 1000));
+        assert!((got - 18.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fits_reports_dimension_in_nomad_order() {
+        let mut n = node(1000, 1000);
+        n.node_resources.disk.disk_mb = 100;
+        assert_eq!(fits(&n, &usage(1001, 2000)), Err("cpu"));
+        assert_eq!(fits(&n, &usage(1000, 1001)), Err("memory"));
+        let mut u = usage(10, 10);
+        u.disk_mb = 101;
+        assert_eq!(fits(&n, &u), Err("disk"));
+        u.disk_mb = 100;
+        assert_eq!(fits(&n, &u), Ok(()));
+    }
+
+    #[test]
+    fn port_spec_parses_ranges() {
+        let got = parse_port_spec("22, 80,8000-8002,bad,9-1");
+        assert_eq!(
+            got.into_iter().collect::<Vec<_>>(),
+            vec![22, 80, 8000, 8001, 8002]
+        );
+    }
+
+    #[test]
+    fn ports_static_collision_and_dynamic_range() {
+        let mut n = node(1000, 1000);
+        n.node_resources.min_dynamic_port = 30000;
+        n.node_resources.max_dynamic_port = 30002;
+        let ask = NetworkResource {
+            reserved_ports: vec![Port {
+                label: "http".into(),
+                value: 8080,
+                ..Default::default()
+            }],
+            dynamic_ports: vec![
+                Port {
+                    label: "a".into(),
+                    to: -1,
+                    ..Default::default()
+                },
+                Port {
+                    label: "b".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let used: BTreeSet<i32> = [30001].into();
+        let offer = assign_ports(&n, &ask, &used, &mut rng).expect("fits");
+        let values: BTreeSet<i32> = offer.ports.iter().map(|p| p.value).collect();
+        assert_eq!(values, [8080, 30000, 30002].into());
+        let a = offer.ports.iter().find(|p| p.label == "a").expect("a");
+        assert_eq!(a.to, a.value);
+        assert_eq!(offer.ports[0].host_ip, "127.0.0.1");
+
+        let used: BTreeSet<i32> = [8080].into();
+        let err = assign_ports(&n, &ask, &used, &mut rng).expect_err("collides");
+        assert_eq!(err, "reserved port collision http=8080");
+
+        let used: BTreeSet<i32> = [30000, 30001].into();
+        let err = assign_ports(&n, &ask, &used, &mut rng).expect_err("range full");
+        assert_eq!(err, "dynamic port selection failed");
+    }
+}

@@ -259,3 +259,6 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

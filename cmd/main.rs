@@ -1,1 +1,161 @@
-fn main() {}
+//! The `nomad` binary: parse arguments, call the library, print, choose the exit code.
+//!
+//! Exit codes follow Nomad: 0 success, 1 error (including bad flags), 2 placement failures
+//! from `job run`; a closed stdout (`nomad status | head -1`) ends the command with 0.
+
+mod agent;
+mod alloc;
+mod argv;
+mod eval;
+mod job;
+mod meta;
+mod monitor;
+mod node;
+mod output;
+mod server;
+mod status;
+mod version;
+
+#[cfg(test)]
+mod completions;
+
+// INTEGRATION: replace the next two lines with
+//     pub(crate) use nomad::{agent as agent_lib, jobspec};
+// and delete cmd/shims.rs. (`crate::agent` is the `nomad agent` command, hence the alias.)
+mod shims;
+pub(crate) use shims::{agent as agent_lib, jobspec};
+
+use clap::{CommandFactory as _, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "nomad",
+    about = "Nomad-compatible workload orchestrator",
+    disable_version_flag = true,
+    subcommand_required = false,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    /// Print the version (as `nomad version`).
+    #[arg(long, short = 'v')]
+    pub version: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Runs a Nomad agent
+    Agent(agent::Args),
+    /// Interact with allocations
+    #[command(subcommand)]
+    Alloc(alloc::AllocCommand),
+    /// Interact with evaluations
+    #[command(subcommand)]
+    Eval(eval::EvalCommand),
+    /// Interact with jobs
+    #[command(subcommand)]
+    Job(job::JobCommand),
+    /// Interact with nodes
+    #[command(subcommand)]
+    Node(node::NodeCommand),
+    /// Interact with servers
+    #[command(subcommand)]
+    Server(server::ServerCommand),
+    /// Display the status output for a resource
+    Status(status::Args),
+    /// Prints the Nomad version
+    Version,
+    /// Run a new job or update an existing job (alias of `job run`)
+    Run(job::run::Args),
+    /// Stop a running job (alias of `job stop`)
+    Stop(job::stop::Args),
+    #[command(hide = true)]
+    Init(job::init::Args),
+    #[command(hide = true)]
+    Inspect(job::inspect::Args),
+    #[command(hide = true)]
+    Validate(job::validate::Args),
+    #[command(hide = true)]
+    Logs(alloc::logs::Args),
+}
+
+async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
+    match cmd {
+        Command::Agent(_) | Command::Version => unreachable_sync(),
+        Command::Alloc(c) => alloc::run(c).await,
+        Command::Eval(c) => eval::run(c).await,
+        Command::Job(c) => job::run(c).await,
+        Command::Node(c) => node::run(c).await,
+        Command::Server(c) => server::run(c).await,
+        Command::Status(a) => status::run(a, &a.global).await,
+        Command::Run(a) => job::run::run(a, &a.global).await,
+        Command::Stop(a) => job::stop::run(a, &a.global).await,
+        Command::Init(a) => job::init::run(a),
+        Command::Inspect(a) => job::inspect::run(a, &a.global).await,
+        Command::Validate(a) => job::validate::run(a, &a.global).await,
+        Command::Logs(a) => alloc::logs::run(a, &a.global).await,
+    }
+}
+
+/// `agent` and `version` are handled before a runtime exists; reaching here is a logic error
+/// reported as a normal failure rather than a panic.
+fn unreachable_sync() -> anyhow::Result<i32> {
+    Err(anyhow::anyhow!(
+        "internal error: command dispatched to the wrong runtime"
+    ))
+}
+
+fn run_cli(cli: &Cli) -> anyhow::Result<i32> {
+    let command = match &cli.command {
+        None if cli.version => return version::run(),
+        None => {
+            output::err(Cli::command().render_help().to_string());
+            return Ok(1);
+        }
+        Some(c) => c,
+    };
+    match command {
+        Command::Version => version::run(),
+        Command::Agent(a) => agent::run(a),
+        other => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(dispatch(other))
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn main() {
+    let args = argv::normalize(std::env::args_os());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+                // `nomad` and `nomad job` alone print usage and fail, as Nomad does.
+                _ => 1,
+            };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let code = match run_cli(&cli) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => 0,
+        Err(e) => {
+            output::err(format!("{e:#}"));
+            1
+        }
+    };
+    std::process::exit(code);
+}

@@ -30,6 +30,7 @@ use clap::{CommandFactory as _, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "nomad",
+    bin_name = "nomad",
     about = "Nomad-compatible workload orchestrator",
     disable_version_flag = true,
     subcommand_required = false,

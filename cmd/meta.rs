@@ -146,7 +146,7 @@ pub async fn job_by_prefix(client: &Client, g: &GlobalArgs, prefix: &str) -> any
 /// One allocation by ID prefix. `Err` carries Nomad's message; an ambiguous prefix returns the
 /// candidate table so each command can print it its own way.
 pub enum AllocLookup {
-    One(AllocListStub),
+    One(Box<AllocListStub>),
     Many(Vec<AllocListStub>),
 }
 
@@ -161,7 +161,7 @@ pub async fn alloc_by_prefix(client: &Client, id: &str) -> anyhow::Result<AllocL
         .context("Error querying allocation")?;
     match allocs.len() {
         0 => Err(anyhow!("No allocation(s) with prefix or id {id:?} found")),
-        1 => Ok(AllocLookup::One(allocs.remove(0))),
+        1 => Ok(AllocLookup::One(Box::new(allocs.remove(0)))),
         _ => Ok(AllocLookup::Many(allocs)),
     }
 }

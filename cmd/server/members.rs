@@ -159,7 +159,7 @@ mod tests {
         let text = r#"{"Members":[{"Addr":"127.0.0.1","Name":"vm.global","Port":4648,
             "ProtocolCur":2,"Status":"alive","Tags":{"region":"global","dc":"dc1",
             "build":"2.0.6-dev","port":"4647","raft_vsn":"3"}}],"ServerDC":"dc1"}"#;
-        let members: nomad::api::client::ServerMembers = serde_json::from_str(&text).unwrap();
+        let members: nomad::api::client::ServerMembers = serde_json::from_str(text).unwrap();
         let leaders = BTreeMap::from([("global".to_string(), "127.0.0.1:4647".to_string())]);
         let got = format_list_with_spaces(&standard_rows(&members.members, &leaders));
         assert_eq!(

@@ -33,24 +33,47 @@ pub enum ClientError {
     InvalidAddress { address: String, reason: String },
     #[error("error building HTTP client: {0}")]
     Build(#[source] reqwest::Error),
-    #[error("{method} {url}: {source}")]
+    /// Transport failures, worded like Go's `Get "url": reason`. The reason is the flattened
+    /// cause chain (reqwest repeats the URL at every level, so it is not kept as a source).
+    #[error("{method} {url:?}: {reason}")]
     Request {
         method: Method,
         url: String,
-        #[source]
-        source: reqwest::Error,
+        reason: String,
     },
-    #[error("decoding response of {url}: {source}")]
+    /// Not marked as a source: the message already carries the cause.
+    #[error("decoding response of {url}: {error}")]
     Decode {
         url: String,
-        #[source]
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     #[error("invalid log stream frame: {0}")]
     Frame(String),
 }
 
 impl ClientError {
+    fn request(method: Method, url: impl ToString, err: reqwest::Error) -> Self {
+        let mut parts: Vec<String> = Vec::new();
+        let mut cause: Option<&dyn std::error::Error> = std::error::Error::source(&err);
+        while let Some(c) = cause {
+            let text = c.to_string();
+            if !parts.contains(&text) {
+                parts.push(text);
+            }
+            cause = c.source();
+        }
+        let reason = if parts.is_empty() {
+            err.to_string()
+        } else {
+            parts.join(": ")
+        };
+        ClientError::Request {
+            method,
+            url: url.to_string(),
+            reason,
+        }
+    }
+
     /// The HTTP status of an unexpected response, if this is one.
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -327,13 +350,7 @@ impl LogStream {
             }
             match self.inner.next().await {
                 Some(Ok(chunk)) => self.pending.extend(self.decoder.push(&chunk)?),
-                Some(Err(source)) => {
-                    return Err(ClientError::Request {
-                        method: Method::GET,
-                        url: self.url.clone(),
-                        source,
-                    })
-                }
+                Some(Err(e)) => return Err(ClientError::request(Method::GET, &self.url, e)),
                 None => {
                     self.decoder.finish()?;
                     return Ok(None);
@@ -445,11 +462,10 @@ impl Client {
         if let Some(body) = body {
             req = req.header("Content-Type", "application/json").body(body);
         }
-        let resp = req.send().await.map_err(|source| ClientError::Request {
-            method: method.clone(),
-            url: url.to_string(),
-            source,
-        })?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| ClientError::request(method.clone(), &url, e))?;
         if resp.status().is_success() {
             return Ok(resp);
         }
@@ -462,14 +478,13 @@ impl Client {
     }
 
     async fn decode<T: DeserializeOwned>(url: &Url, resp: reqwest::Response) -> Result<T> {
-        let bytes = resp.bytes().await.map_err(|source| ClientError::Request {
-            method: Method::GET,
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| ClientError::request(Method::GET, url, e))?;
+        serde_json::from_slice(&bytes).map_err(|error| ClientError::Decode {
             url: url.to_string(),
-            source,
-        })?;
-        serde_json::from_slice(&bytes).map_err(|source| ClientError::Decode {
-            url: url.to_string(),
-            source,
+            error,
         })
     }
 
@@ -495,9 +510,9 @@ impl Client {
     ) -> Result<(T, WriteMeta)> {
         let url = self.url(path, q);
         let body = match body {
-            Some(b) => Some(serde_json::to_vec(b).map_err(|source| ClientError::Decode {
+            Some(b) => Some(serde_json::to_vec(b).map_err(|error| ClientError::Decode {
                 url: url.to_string(),
-                source,
+                error,
             })?),
             None => None,
         };
@@ -532,8 +547,11 @@ impl Client {
             .await
     }
 
+    /// Sorted by ID, as Nomad's api package returns them.
     pub async fn jobs(&self, q: Option<&QueryOptions>) -> Result<(Vec<JobListStub>, QueryMeta)> {
-        self.query("/v1/jobs", q).await
+        let (mut jobs, meta): (Vec<JobListStub>, _) = self.query("/v1/jobs", q).await?;
+        jobs.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok((jobs, meta))
     }
 
     pub async fn job(&self, id: &str, q: Option<&QueryOptions>) -> Result<(Job, QueryMeta)> {
@@ -571,8 +589,11 @@ impl Client {
         if all {
             q.params.push(("all".into(), "true".into()));
         }
-        self.query(&format!("/v1/job/{}/allocations", escape(id)), Some(&q))
-            .await
+        newest_first(
+            self.query(&format!("/v1/job/{}/allocations", escape(id)), Some(&q))
+                .await,
+            |a: &AllocListStub| a.create_index,
+        )
     }
 
     pub async fn job_evaluations(
@@ -580,8 +601,11 @@ impl Client {
         id: &str,
         q: Option<&QueryOptions>,
     ) -> Result<(Vec<Evaluation>, QueryMeta)> {
-        self.query(&format!("/v1/job/{}/evaluations", escape(id)), q)
-            .await
+        newest_first(
+            self.query(&format!("/v1/job/{}/evaluations", escape(id)), q)
+                .await,
+            |e: &Evaluation| e.create_index,
+        )
     }
 
     pub async fn job_summary(
@@ -630,7 +654,10 @@ impl Client {
         &self,
         q: Option<&QueryOptions>,
     ) -> Result<(Vec<AllocListStub>, QueryMeta)> {
-        self.query("/v1/allocations", q).await
+        newest_first(
+            self.query("/v1/allocations", q).await,
+            |a: &AllocListStub| a.create_index,
+        )
     }
 
     pub async fn allocation(
@@ -653,7 +680,9 @@ impl Client {
     // ---- nodes ----
 
     pub async fn nodes(&self, q: Option<&QueryOptions>) -> Result<(Vec<NodeListStub>, QueryMeta)> {
-        self.query("/v1/nodes", q).await
+        newest_first(self.query("/v1/nodes", q).await, |n: &NodeListStub| {
+            n.create_index
+        })
     }
 
     pub async fn node(&self, id: &str, q: Option<&QueryOptions>) -> Result<(Node, QueryMeta)> {
@@ -665,8 +694,11 @@ impl Client {
         id: &str,
         q: Option<&QueryOptions>,
     ) -> Result<(Vec<Allocation>, QueryMeta)> {
-        self.query(&format!("/v1/node/{}/allocations", escape(id)), q)
-            .await
+        newest_first(
+            self.query(&format!("/v1/node/{}/allocations", escape(id)), q)
+                .await,
+            |a: &Allocation| a.create_index,
+        )
     }
 
     /// `GET /v1/client/stats?node_id=` (host stats, untyped).
@@ -685,7 +717,9 @@ impl Client {
         &self,
         q: Option<&QueryOptions>,
     ) -> Result<(Vec<Evaluation>, QueryMeta)> {
-        self.query("/v1/evaluations", q).await
+        newest_first(self.query("/v1/evaluations", q).await, |e: &Evaluation| {
+            e.create_index
+        })
     }
 
     pub async fn evaluation(
@@ -702,8 +736,11 @@ impl Client {
         id: &str,
         q: Option<&QueryOptions>,
     ) -> Result<(Vec<AllocListStub>, QueryMeta)> {
-        self.query(&format!("/v1/evaluation/{}/allocations", escape(id)), q)
-            .await
+        newest_first(
+            self.query(&format!("/v1/evaluation/{}/allocations", escape(id)), q)
+                .await,
+            |a: &AllocListStub| a.create_index,
+        )
     }
 
     // ---- status, agent, regions, search ----
@@ -770,11 +807,9 @@ impl Client {
     pub async fn logs_plain(&self, req: &LogsRequest) -> Result<Bytes> {
         let url = self.logs_url(req, true);
         let resp = self.send(Method::GET, url.clone(), None).await?;
-        resp.bytes().await.map_err(|source| ClientError::Request {
-            method: Method::GET,
-            url: url.to_string(),
-            source,
-        })
+        resp.bytes()
+            .await
+            .map_err(|e| ClientError::request(Method::GET, &url, e))
     }
 
     fn logs_url(&self, req: &LogsRequest, plain: bool) -> Url {
@@ -815,6 +850,17 @@ pub fn encode_frame(file: &str, offset: i64, data: &[u8]) -> String {
         file,
         offset
     )
+}
+
+/// Lists come back newest first (highest CreateIndex), as Nomad's api package sorts them; the
+/// CLI tables print in that order.
+fn newest_first<T>(
+    r: Result<(Vec<T>, QueryMeta)>,
+    key: impl Fn(&T) -> u64,
+) -> Result<(Vec<T>, QueryMeta)> {
+    let (mut items, meta) = r?;
+    items.sort_by_key(|b| std::cmp::Reverse(key(b)));
+    Ok((items, meta))
 }
 
 fn non_empty(s: &str) -> Option<String> {

@@ -160,3 +160,71 @@ fn main() {
     };
     std::process::exit(code);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let mut v = vec!["nomad"];
+        v.extend_from_slice(args);
+        Cli::try_parse_from(argv::normalize(v.into_iter().map(std::ffi::OsString::from)))
+    }
+
+    #[test]
+    fn go_style_flags_reach_the_commands() {
+        let cli = parse(&[
+            "job",
+            "run",
+            "-detach",
+            "-address=http://10.1.1.1:4646",
+            "-var",
+            "a=b",
+            "-check-index",
+            "7",
+            "x.hcl",
+        ])
+        .unwrap();
+        let Some(Command::Job(job::JobCommand::Run(a))) = cli.command else {
+            panic!("wrong command")
+        };
+        assert!(a.detach);
+        assert_eq!(a.global.address, "http://10.1.1.1:4646");
+        assert_eq!(a.file.vars, ["a=b"]);
+        assert_eq!(a.check_index.as_deref(), Some("7"));
+        assert_eq!(a.path, std::path::PathBuf::from("x.hcl"));
+
+        let cli = parse(&[
+            "alloc", "logs", "-f", "-n", "5", "-stderr", "0dfb", "server",
+        ])
+        .unwrap();
+        let Some(Command::Alloc(alloc::AllocCommand::Logs(a))) = cli.command else {
+            panic!("wrong command")
+        };
+        assert!(a.follow && a.stderr);
+        assert_eq!(a.lines, Some(5));
+        assert_eq!(a.task.as_deref(), Some("server"));
+
+        let cli = parse(&["node", "status", "-self", "-verbose", "--namespace", "x"]).unwrap();
+        let Some(Command::Node(node::NodeCommand::Status(a))) = cli.command else {
+            panic!("wrong command")
+        };
+        assert!(a.self_ && a.verbose);
+        assert_eq!(a.global.namespace.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn aliases_and_version_flag() {
+        assert!(matches!(
+            parse(&["run", "x.hcl"]).unwrap().command,
+            Some(Command::Run(_))
+        ));
+        assert!(matches!(
+            parse(&["stop", "-purge", "x"]).unwrap().command,
+            Some(Command::Stop(_))
+        ));
+        let cli = parse(&["-version"]).unwrap();
+        assert!(cli.version && cli.command.is_none());
+        assert!(parse(&["job", "status", "-bogus"]).is_err());
+    }
+}

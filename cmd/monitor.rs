@@ -15,7 +15,7 @@ use std::io::IsTerminal as _;
 use std::time::Duration;
 
 use chrono::Local;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nomad::api::client::Client;
 use nomad::api::{AllocMetric, Evaluation};
 
@@ -255,7 +255,8 @@ impl Printer {
         if !std::io::stdout().is_terminal() {
             return Printer::Plain;
         }
-        let pb = ProgressBar::new_spinner();
+        // Drawn on stdout so the monitor lines printed above it stay on stdout, as Nomad's.
+        let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stdout());
         if let Ok(style) = ProgressStyle::with_template("    {spinner} {msg}") {
             pb.set_style(style);
         }

@@ -65,6 +65,9 @@ impl JobFileArgs {
     /// Parse the job file; errors carry Nomad's wording without the "Error getting job
     /// struct: " lead, which the callers add.
     pub fn load(&self, path: &Path) -> anyhow::Result<Job> {
+        if path == Path::new("-") {
+            return self.load_stdin();
+        }
         if let Err(e) = std::fs::metadata(path) {
             return Err(anyhow!(
                 "Error getting jobfile from {:?}: {e}",
@@ -78,6 +81,22 @@ impl JobFileArgs {
             jobspec::parse_file(path, &vars).map_err(anyhow::Error::from)
         };
         parsed.map_err(|e| anyhow!("Error parsing job file from {}:\n{e:#}", path.display()))
+    }
+
+    /// `-` reads the job from stdin. The parser takes a path, so the text goes through a
+    /// private temporary file that is removed afterwards.
+    fn load_stdin(&self) -> anyhow::Result<Job> {
+        use std::io::Read as _;
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| anyhow!("Error reading stdin: {e}"))?;
+        let ext = if self.json { "json" } else { "nomad.hcl" };
+        let tmp = std::env::temp_dir().join(format!("nomad-stdin-{}.{ext}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(|e| anyhow!("Error reading stdin: {e}"))?;
+        let job = self.load(&tmp);
+        let _ = std::fs::remove_file(&tmp);
+        job
     }
 
     /// Variables in Nomad's precedence: `NOMAD_VAR_*` env, then `-var-file`s in order, then

@@ -50,6 +50,60 @@ fn normalize_one(arg: &str) -> String {
     }
 }
 
+/// Go's flag package takes `-detach=true` / `-detach=false` for boolean flags; clap's switches
+/// take no value. Given the long names of the switches, `--name=true` becomes `--name` and
+/// `--name=false` is dropped (the switch's default is off). Runs after [`normalize`].
+pub fn boolean_values(args: Vec<OsString>, switches: &[String]) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut passthrough = false;
+    for arg in args {
+        if passthrough || arg == "--" {
+            passthrough = true;
+            out.push(arg);
+            continue;
+        }
+        let parsed = arg.to_str().and_then(|s| {
+            let (name, value) = s.strip_prefix("--")?.split_once('=')?;
+            if !switches.iter().any(|sw| sw == name) {
+                return None;
+            }
+            match value {
+                "true" | "1" | "t" | "T" | "TRUE" | "True" => Some(Some(format!("--{name}"))),
+                "false" | "0" | "f" | "F" | "FALSE" | "False" => Some(None),
+                _ => None,
+            }
+        });
+        match parsed {
+            Some(Some(flag)) => out.push(OsString::from(flag)),
+            Some(None) => {}
+            None => out.push(arg),
+        }
+    }
+    out
+}
+
+/// Long names of every switch (flag without a value) anywhere in the command tree.
+pub fn switch_names(cmd: &clap::Command) -> Vec<String> {
+    let mut names = Vec::new();
+    collect_switches(cmd, &mut names);
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn collect_switches(cmd: &clap::Command, names: &mut Vec<String>) {
+    for arg in cmd.get_arguments() {
+        if matches!(arg.get_action(), clap::ArgAction::SetTrue) {
+            if let Some(long) = arg.get_long() {
+                names.push(long.to_string());
+            }
+        }
+    }
+    for sub in cmd.get_subcommands() {
+        collect_switches(sub, names);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +158,36 @@ mod tests {
         assert_eq!(
             norm(&["x", "--", "-detach", "-la"]),
             ["x", "--", "-detach", "-la"]
+        );
+    }
+
+    #[test]
+    fn boolean_switches_accept_go_style_values() {
+        let switches = vec!["detach".to_string(), "verbose".to_string()];
+        let args: Vec<OsString> = [
+            "nomad",
+            "--detach=true",
+            "--verbose=false",
+            "--region=false",
+            "--",
+            "--detach=false",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let got: Vec<String> = boolean_values(args, &switches)
+            .into_iter()
+            .map(|s| s.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "nomad",
+                "--detach",
+                "--region=false",
+                "--",
+                "--detach=false"
+            ]
         );
     }
 

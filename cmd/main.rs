@@ -137,6 +137,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn main() {
     let args = argv::normalize(std::env::args_os());
+    let args = argv::boolean_values(args, &argv::switch_names(&Cli::command()));
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -168,7 +169,11 @@ mod tests {
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         let mut v = vec!["nomad"];
         v.extend_from_slice(args);
-        Cli::try_parse_from(argv::normalize(v.into_iter().map(std::ffi::OsString::from)))
+        let args = argv::normalize(v.into_iter().map(std::ffi::OsString::from));
+        Cli::try_parse_from(argv::boolean_values(
+            args,
+            &argv::switch_names(&Cli::command()),
+        ))
     }
 
     #[test]
@@ -211,6 +216,23 @@ mod tests {
         };
         assert!(a.self_ && a.verbose);
         assert_eq!(a.global.namespace.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn go_style_boolean_values() {
+        let cli = parse(&[
+            "job",
+            "run",
+            "-detach=false",
+            "-verbose=true",
+            "-hcl2-strict=false",
+            "x",
+        ])
+        .unwrap();
+        let Some(Command::Job(job::JobCommand::Run(a))) = cli.command else {
+            panic!("wrong command")
+        };
+        assert!(!a.detach && a.verbose);
     }
 
     #[test]

@@ -175,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -225,6 +226,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
             [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -366,6 +368,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -408,6 +411,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
             [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

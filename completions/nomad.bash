@@ -1205,7 +1205,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__run)
-            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --help"
+            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1307,7 +1307,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__validate)
-            opts="-h --address --region --namespace --token --json --var --var-file --help"
+            opts="-h --address --region --namespace --token --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1473,7 +1473,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__run)
-            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --help"
+            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1661,7 +1661,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__validate)
-            opts="-h --address --region --namespace --token --json --var --var-file --help"
+            opts="-h --address --region --namespace --token --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -156,6 +156,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --verbose 'Display full information'
             cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -202,6 +203,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --var 'Variable for template, can be used multiple times (key=value)'
             cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -320,6 +322,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --verbose 'Display full information'
             cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -358,6 +361,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --var 'Variable for template, can be used multiple times (key=value)'
             cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
             cand --help 'Print help'
         }

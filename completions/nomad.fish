@@ -120,6 +120,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -154,6 +155,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -218,6 +220,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand run" -l detach -d 'Return im
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -244,6 +247,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand validate" -l token -d 'The S
 complete -c nomad -n "__fish_nomad_using_subcommand validate" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand validate" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
 complete -c nomad -n "__fish_nomad_using_subcommand validate" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand validate" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l region -d 'The region of the Nomad servers to forward commands to' -r

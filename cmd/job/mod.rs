@@ -59,6 +59,10 @@ pub struct JobFileArgs {
     /// Path to an HCL2 file containing user variables, can be used multiple times.
     #[arg(long = "var-file", value_name = "FILE")]
     pub var_files: Vec<PathBuf>,
+    /// Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is
+    /// always strict about unknown blocks and attributes.
+    #[arg(long = "hcl2-strict", hide = true)]
+    pub hcl2_strict: bool,
 }
 
 impl JobFileArgs {

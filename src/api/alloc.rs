@@ -150,8 +150,19 @@ pub struct AllocatedResources {
 pub struct AllocatedSharedResources {
     #[serde(rename = "DiskMB")]
     pub disk_mb: i64,
+    /// Nomad sends `null` for an alloc without networks/ports (e.g. batch jobs).
+    #[serde(deserialize_with = "null_as_default")]
     pub networks: Vec<NetworkResource>,
+    #[serde(deserialize_with = "null_as_default")]
     pub ports: Vec<AllocatedPortMapping>,
+}
+
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

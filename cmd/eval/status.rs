@@ -1,0 +1,286 @@
+//! `nomad eval status [options] <evaluation>`: one evaluation, its plan and placements.
+
+use anyhow::{anyhow, Context as _};
+use nomad::api::{AllocListStub, Evaluation};
+use serde_json::Value;
+
+use crate::job::status::eval_failure_status;
+use crate::meta::{self, GlobalArgs};
+use crate::monitor::{self, format_alloc_metrics};
+use crate::output::{
+    self, format_kv, format_list, format_list_with_spaces, limit, pretty_time_diff, FULL_ID,
+    SHORT_ID,
+};
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Monitor an outstanding evaluation.
+    #[arg(long)]
+    pub monitor: bool,
+    /// Show full information.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Output the evaluation in its JSON format.
+    #[arg(long)]
+    pub json: bool,
+    /// The evaluation ID or prefix.
+    pub eval: String,
+}
+
+pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
+    let client = g.client()?;
+    let evals = meta::evals_by_prefix(&client, &args.eval).await?;
+    if evals.len() > 1 {
+        return Err(anyhow!(
+            "Prefix matched multiple evaluations\n\n{}",
+            eval_list(&evals, args.verbose)
+        ));
+    }
+    let length = if args.verbose { FULL_ID } else { SHORT_ID };
+    if args.monitor {
+        return monitor::monitor(&client, &evals[0].id, length).await;
+    }
+    let (eval, _) = client
+        .evaluation(&evals[0].id, None)
+        .await
+        .context("Error querying evaluation")?;
+    if args.json {
+        output::out(output::json_pretty(&eval)?)?;
+        return Ok(0);
+    }
+    let (placed, _) = client
+        .evaluation_allocations(&eval.id, None)
+        .await
+        .context("Error querying related allocations")?;
+    format_eval(&eval, &placed, args.verbose, length)?;
+    meta::print_ui_hint(
+        &client,
+        &format!("/evaluations?currentEval={}", eval.id),
+        "View evaluation details",
+    )
+    .await;
+    Ok(0)
+}
+
+/// The table printed for an ambiguous prefix (`formatEvalList`).
+fn eval_list(evals: &[Evaluation], verbose: bool) -> String {
+    let length = if verbose { FULL_ID } else { SHORT_ID };
+    let mut rows = vec![
+        "ID|Priority|Triggered By|Job ID|Namespace|Node ID|Status|Placement Failures".to_string(),
+    ];
+    for e in evals {
+        rows.push(format!(
+            "{}|{}|{}|{}|{}|{}|{}|{}",
+            limit(&e.id, length),
+            e.priority,
+            e.triggered_by,
+            e.job_id,
+            e.namespace,
+            limit(&e.node_id, length),
+            e.status,
+            eval_failure_status(e)
+        ));
+    }
+    format_list(&rows)
+}
+
+pub fn basic_rows(eval: &Evaluation, verbose: bool, length: usize, now: i64) -> Vec<String> {
+    let when = |t: i64| {
+        if verbose {
+            output::format_unix_nano(t)
+        } else {
+            pretty_time_diff(t, now)
+        }
+    };
+    let status_desc = if eval.status_description.is_empty() {
+        eval.status.clone()
+    } else {
+        eval.status_description.clone()
+    };
+    let mut basic = vec![
+        format!("ID|{}", limit(&eval.id, length)),
+        format!("Create Time|{}", when(eval.create_time)),
+        format!("Modify Time|{}", when(eval.modify_time)),
+        format!("Status|{}", eval.status),
+        format!("Status Description|{status_desc}"),
+        format!("Type|{}", eval.r#type),
+        format!("TriggeredBy|{}", eval.triggered_by),
+        format!("Job ID|{}", eval.job_id),
+        format!("Namespace|{}", eval.namespace),
+    ];
+    let trigger = match eval.triggered_by.as_str() {
+        "node-update" => Some(("Node ID", &eval.node_id)),
+        "max-plan-attempts" => Some(("Previous Eval", &eval.previous_eval)),
+        _ => None,
+    };
+    if let Some((noun, subject)) = trigger.filter(|(_, s)| !s.is_empty()) {
+        basic.push(format!("{noun}|{subject}"));
+    }
+    basic.push(format!("Priority|{}", eval.priority));
+    basic.push(format!("Placement Failures|{}", eval_failure_status(eval)));
+    if eval.wait_until != 0 {
+        basic.push(format!(
+            "Wait Until|{}",
+            output::format_unix_nano(eval.wait_until)
+        ));
+    }
+    basic.push(format!(
+        "Previous Eval|{}",
+        limit(&eval.previous_eval, length)
+    ));
+    basic.push(format!("Next Eval|{}", limit(&eval.next_eval, length)));
+    basic.push(format!(
+        "Blocked Eval|{}",
+        limit(&eval.blocked_eval, length)
+    ));
+    basic
+}
+
+fn format_eval(
+    eval: &Evaluation,
+    placed: &[AllocListStub],
+    verbose: bool,
+    length: usize,
+) -> anyhow::Result<()> {
+    let now = output::now_nanos();
+    output::out(format_kv(&basic_rows(eval, verbose, length, now)))?;
+
+    if let Some(table) = eval
+        .plan_annotations
+        .as_ref()
+        .and_then(|p| p.get("DesiredTGUpdates"))
+        .and_then(|u| plan_annotations(u, verbose))
+    {
+        output::out("\nPlan Annotations")?;
+        output::out(table)?;
+    }
+    if !placed.is_empty() {
+        output::out("\nPlaced Allocations")?;
+        output::out(meta::alloc_stub_table(placed, false, length, &[]))?;
+    }
+    let failed = eval.failed_tg_allocs.clone().unwrap_or_default();
+    if !failed.is_empty() {
+        output::out("\nFailed Placements")?;
+        for (tg, m) in &failed {
+            let noun = if m.coalesced_failures > 0 {
+                "allocations"
+            } else {
+                "allocation"
+            };
+            output::out(format!(
+                "Task Group {tg:?} (failed to place {} {noun}):",
+                m.coalesced_failures + 1
+            ))?;
+            output::out(format_alloc_metrics(m, "  "))?;
+        }
+        if !eval.blocked_eval.is_empty() {
+            output::out(format!(
+                "\nEvaluation {:?} waiting for additional capacity to place remainder",
+                limit(&eval.blocked_eval, length)
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// Nomad's `formatPlanAnnotations`: fixed columns, plus each optional column that is non-zero
+/// for some group (all of them with `-verbose`).
+pub fn plan_annotations(updates: &Value, verbose: bool) -> Option<String> {
+    let updates = updates.as_object()?;
+    if updates.is_empty() {
+        return None;
+    }
+    let get = |u: &Value, k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let mut groups: Vec<&String> = updates.keys().collect();
+    groups.sort();
+    let mut rows = vec!["Task Group|Ignore|Place|Stop|InPlace|Destructive".to_string()];
+    for tg in &groups {
+        let u = &updates[tg.as_str()];
+        rows.push(format!(
+            "{tg}|{}|{}|{}|{}|{}",
+            get(u, "Ignore"),
+            get(u, "Place"),
+            get(u, "Stop"),
+            get(u, "InPlaceUpdate"),
+            get(u, "DestructiveUpdate")
+        ));
+    }
+    let optional = [
+        ("Migrate", "Migrate"),
+        ("Canary", "Canary"),
+        ("Preemptions", "Preemptions"),
+        ("Reschedule Now", "RescheduleNow"),
+        ("Reschedule Later", "RescheduleLater"),
+        ("Disconnect", "Disconnect"),
+        ("Reconnect", "Reconnect"),
+    ];
+    for (col, key) in optional {
+        let values: Vec<u64> = groups
+            .iter()
+            .map(|tg| get(&updates[tg.as_str()], key))
+            .collect();
+        if verbose || values.iter().any(|v| *v > 0) {
+            rows[0].push_str(&format!("|{col}"));
+            for (row, v) in rows.iter_mut().skip(1).zip(values) {
+                row.push_str(&format!("|{v}"));
+            }
+        }
+    }
+    Some(format_list_with_spaces(&rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kv_and_annotations_match_nomad_eval_status_sample() {
+        let s = 1_000_000_000i64;
+        let now = 1_800_000_000 * s;
+        let eval = Evaluation {
+            id: "18feb9b2-76f9-2c67-ffab-fdc48f333610".into(),
+            create_time: now - 42 * s,
+            modify_time: now - 42 * s,
+            status: "complete".into(),
+            r#type: "service".into(),
+            triggered_by: "deployment-watcher".into(),
+            job_id: "example".into(),
+            namespace: "default".into(),
+            priority: 50,
+            ..Default::default()
+        };
+        let got = format_kv(&basic_rows(&eval, false, SHORT_ID, now));
+        let want = "\
+ID                 = 18feb9b2
+Create Time        = 42s ago
+Modify Time        = 42s ago
+Status             = complete
+Status Description = complete
+Type               = service
+TriggeredBy        = deployment-watcher
+Job ID             = example
+Namespace          = default
+Priority           = 50
+Placement Failures = false
+Previous Eval      = <none>
+Next Eval          = <none>
+Blocked Eval       = <none>";
+        assert_eq!(got, want);
+
+        let updates = serde_json::json!({"web": {"Ignore": 1}});
+        assert_eq!(
+            plan_annotations(&updates, false).unwrap(),
+            "Task Group  Ignore  Place  Stop  InPlace  Destructive\n\
+             web         1       0      0     0        0"
+        );
+        let updates = serde_json::json!({"b": {"Place": 2, "Canary": 1}, "a": {}});
+        assert_eq!(
+            plan_annotations(&updates, false).unwrap(),
+            "Task Group  Ignore  Place  Stop  InPlace  Destructive  Canary\n\
+             a           0       0      0     0        0            0\n\
+             b           0       2      0     0        0            1"
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! `nomad job run [options] <path>`: submit a job and monitor its evaluation.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Context as _};
+use serde::Serialize;
+
+use super::{is_multiregion, is_parameterized, is_periodic, JobFileArgs};
+use crate::meta::{self, GlobalArgs};
+use crate::monitor;
+use crate::output::{self, FULL_ID, SHORT_ID};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Return immediately instead of entering monitor mode.
+    #[arg(long)]
+    pub detach: bool,
+    /// Display full information.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Output the JSON that would be submitted to the HTTP API without submitting the job.
+    #[arg(long)]
+    pub output: bool,
+    /// If set, the job is only registered or updated if the passed job modify index matches
+    /// the server side version. A value of zero registers the job only if it does not exist.
+    #[arg(long = "check-index", value_name = "INDEX")]
+    pub check_index: Option<String>,
+    #[command(flatten)]
+    pub file: JobFileArgs,
+    /// The job file.
+    pub path: PathBuf,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct JobWrapper<'a> {
+    job: &'a nomad::api::Job,
+}
+
+pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
+    let length = if args.verbose { FULL_ID } else { SHORT_ID };
+    let job = args
+        .file
+        .load(&args.path)
+        .map_err(|e| anyhow!("Error getting job struct: {e:#}"))?;
+
+    let mut client = g.client()?;
+    if !job.region.is_empty() {
+        client.set_region(&job.region);
+    }
+    if !job.namespace.is_empty() {
+        client.set_namespace(&job.namespace);
+    }
+
+    if args.output {
+        let text =
+            output::json_pretty(&JobWrapper { job: &job }).context("Error converting job")?;
+        output::out(text)?;
+        return Ok(0);
+    }
+
+    let check_index = match args.check_index.as_deref() {
+        None | Some("") => None,
+        Some(s) => Some(
+            s.parse::<u64>()
+                .map_err(|e| anyhow!("Error parsing check-index value {s:?}: {e}"))?,
+        ),
+    };
+
+    let resp = match client.register_job(&job, check_index).await {
+        Ok((resp, _)) => resp,
+        Err(e) => {
+            let text = e.to_string();
+            if let Some(reason) = enforce_index_reason(&text) {
+                output::err(reason);
+                output::err("Job not updated");
+                return Ok(1);
+            }
+            return Err(anyhow!("Error submitting job: {text}"));
+        }
+    };
+
+    if !resp.warnings.is_empty() {
+        output::out(output::format_warnings("Job", &resp.warnings))?;
+    }
+
+    let namespace = if job.namespace.is_empty() {
+        g.namespace_or_default()
+    } else {
+        job.namespace.clone()
+    };
+    let ui_path = format!("/jobs/{}@{}", job.id, namespace);
+
+    let (periodic, paramjob) = (is_periodic(&job), is_parameterized(&job));
+    if args.detach || periodic || paramjob || is_multiregion(&job) {
+        output::out("Job registration successful")?;
+        if !paramjob && !periodic {
+            output::out(format!("Evaluation ID: {}", resp.eval_id))?;
+        }
+        meta::print_ui_hint(&client, &ui_path, "View this job").await;
+        return Ok(0);
+    }
+
+    if meta::print_ui_hint(&client, &ui_path, "View this job").await {
+        output::err("");
+    }
+    monitor::monitor(&client, &resp.eval_id, length).await
+}
+
+/// The check-index conflict text inside the agent's error (Nomad prints only that part).
+fn enforce_index_reason(err: &str) -> Option<String> {
+    let start = err.find("Enforcing job modify index")?;
+    let rest = &err[start..];
+    let end = rest.rfind(')').unwrap_or(rest.len());
+    Some(rest[..end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_index_conflicts_print_only_the_reason() {
+        let err = "Unexpected response code: 500 (Enforcing job modify index 5: job exists with conflicting job modify index: 7)";
+        assert_eq!(
+            enforce_index_reason(err).as_deref(),
+            Some("Enforcing job modify index 5: job exists with conflicting job modify index: 7")
+        );
+        assert_eq!(
+            enforce_index_reason("Unexpected response code: 500 (boom)"),
+            None
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! `nomad job stop [options] <job>`: deregister a job and monitor the resulting evaluation.
+
+use std::io::BufRead as _;
+
+use anyhow::anyhow;
+use nomad::api::client::QueryOptions;
+
+use super::is_multiregion;
+use crate::meta::{self, GlobalArgs};
+use crate::monitor;
+use crate::output::{self, FULL_ID, SHORT_ID};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Return immediately instead of entering monitor mode.
+    #[arg(long)]
+    pub detach: bool,
+    /// Purge is used to stop the job and purge it from the system.
+    #[arg(long)]
+    pub purge: bool,
+    /// Automatic yes to prompts.
+    #[arg(long)]
+    pub yes: bool,
+    /// Stop a multi-region job in all its regions.
+    #[arg(long = "global")]
+    pub all_regions: bool,
+    /// Display full information.
+    #[arg(long)]
+    pub verbose: bool,
+    /// The job ID or prefix.
+    pub job: String,
+}
+
+pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
+    let length = if args.verbose { FULL_ID } else { SHORT_ID };
+    let client = g.client()?;
+    let prefix = args.job.trim();
+    let job = meta::job_by_prefix(&client, g, prefix).await?;
+
+    if prefix != job.id && !args.yes {
+        let q = format!("Are you sure you want to stop job {:?}? [y/N]", job.id);
+        if let Some(code) = confirm(&q)? {
+            return Ok(code);
+        }
+    }
+    if is_multiregion(&job) && !args.all_regions && !args.yes {
+        let q = format!(
+            "Are you sure you want to stop multi-region job {:?} in a single region? [y/N]",
+            job.id
+        );
+        if let Some(code) = confirm(&q)? {
+            return Ok(code);
+        }
+    }
+
+    let mut q = QueryOptions::namespace(&job.namespace);
+    if args.all_regions {
+        q.params.push(("global".into(), "true".into()));
+    }
+    let resp = match client.deregister_job(&job.id, args.purge, Some(&q)).await {
+        Ok((r, _)) => r,
+        Err(e) => return Err(anyhow!("Error deregistering job with id {prefix} err: {e}")),
+    };
+    if resp.eval_id.is_empty() {
+        return Ok(0);
+    }
+    if args.detach {
+        output::out(&resp.eval_id)?;
+        return Ok(0);
+    }
+    monitor::monitor(&client, &resp.eval_id, length).await
+}
+
+/// Ask on the terminal; `Some(exit code)` when the answer is not an exact "y".
+fn confirm(question: &str) -> anyhow::Result<Option<i32>> {
+    output::out(question)?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| anyhow!("Failed to parse answer: {e}"))?;
+    Ok(judge_answer(answer.trim()))
+}
+
+fn judge_answer(answer: &str) -> Option<i32> {
+    let lower = answer.to_lowercase();
+    if answer.is_empty() || lower.starts_with('n') {
+        let _ = output::out("Cancelling job stop");
+        return Some(0);
+    }
+    if lower.starts_with('y') && answer.len() > 1 {
+        let _ = output::out("For confirmation, an exact ‘y’ is required.");
+        return Some(0);
+    }
+    if answer != "y" {
+        let _ =
+            output::out("No confirmation detected. For confirmation, an exact 'y' is required.");
+        return Some(1);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::judge_answer;
+
+    #[test]
+    fn only_an_exact_y_confirms() {
+        assert_eq!(judge_answer("y"), None);
+        assert_eq!(judge_answer(""), Some(0));
+        assert_eq!(judge_answer("No"), Some(0));
+        assert_eq!(judge_answer("yes"), Some(0));
+        assert_eq!(judge_answer("Y"), Some(1));
+        assert_eq!(judge_answer("maybe"), Some(1));
+    }
+}

@@ -1,0 +1,551 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'nomad'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'nomad' {
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print the version (as `nomad version`)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print the version (as `nomad version`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
+            [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
+            [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
+            [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
+            [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;agent' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The path to a config file or directory of files to load; can be specified multiple times')
+            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address the agent will bind to for all of its various network services')
+            [CompletionResult]::new('--data-dir', '--data-dir', [CompletionResultType]::ParameterName, 'The path to the data directory')
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'The name of the local agent')
+            [CompletionResult]::new('--dc', '--dc', [CompletionResultType]::ParameterName, 'The name of the datacenter this Nomad agent is a member of')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region the Nomad agent is a member of')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'The logging level (TRACE, DEBUG, INFO, WARN, ERROR)')
+            [CompletionResult]::new('--bootstrap-expect', '--bootstrap-expect', [CompletionResultType]::ParameterName, 'How many servers to wait for before bootstrapping')
+            [CompletionResult]::new('--node-class', '--node-class', [CompletionResultType]::ParameterName, 'Mark this node as a member of a node class')
+            [CompletionResult]::new('--node-pool', '--node-pool', [CompletionResultType]::ParameterName, 'The node pool this node is a member of')
+            [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'User specified metadata (key=value) to associate with the node; repeatable')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'A comma-separated list of known server addresses to connect to (client mode)')
+            [CompletionResult]::new('--dev', '--dev', [CompletionResultType]::ParameterName, 'Start the agent in development mode: a server and client with in-memory defaults')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Enable server mode for the agent')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'Enable client mode for the agent')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;alloc;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Shows only the most recent task event')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the allocation in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;logs' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Sets the task to view the logs of')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
+            [CompletionResult]::new('--stderr', '--stderr', [CompletionResultType]::ParameterName, 'Display stderr logs')
+            [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the logs contents with offsets relative to the end of the logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;alloc;help;status' {
+            break
+        }
+        'nomad;alloc;help;logs' {
+            break
+        }
+        'nomad;alloc;help;help' {
+            break
+        }
+        'nomad;eval' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;eval;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--monitor', '--monitor', [CompletionResultType]::ParameterName, 'Monitor an outstanding evaluation')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the evaluation in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;eval;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;eval;help;status' {
+            break
+        }
+        'nomad;eval;help;help' {
+            break
+        }
+        'nomad;job' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
+            [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;init' {
+            [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'If the short flag is set, a minimal jobspec without comments is emitted')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;run' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
+            [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Used only when a single job is being queried')
+            [CompletionResult]::new('--evals', '--evals', [CompletionResultType]::ParameterName, 'Display the evaluations associated with the job')
+            [CompletionResult]::new('--all-allocs', '--all-allocs', [CompletionResultType]::ParameterName, 'Display all allocations matching the job ID, including those from an older instance of the job')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job status in JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;stop' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Purge is used to stop the job and purge it from the system')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Automatic yes to prompts')
+            [CompletionResult]::new('--global', '--global', [CompletionResultType]::ParameterName, 'Stop a multi-region job in all its regions')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;inspect' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;validate' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
+            [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;allocs' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Display all allocations matching the job ID, even those from an older instance of the job')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the allocations in a JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
+            [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;help;init' {
+            break
+        }
+        'nomad;job;help;run' {
+            break
+        }
+        'nomad;job;help;status' {
+            break
+        }
+        'nomad;job;help;stop' {
+            break
+        }
+        'nomad;job;help;inspect' {
+            break
+        }
+        'nomad;job;help;validate' {
+            break
+        }
+        'nomad;job;help;allocs' {
+            break
+        }
+        'nomad;job;help;help' {
+            break
+        }
+        'nomad;node' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;node;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--self', '--self', [CompletionResultType]::ParameterName, 'Query the status of the local node')
+            [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Used only when a single node is being queried')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--allocs', '--allocs', [CompletionResultType]::ParameterName, 'Display a count of running allocations for each node')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only print the node IDs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the node in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;node;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;node;help;status' {
+            break
+        }
+        'nomad;node;help;help' {
+            break
+        }
+        'nomad;server' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;server;members' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detailed', '--detailed', [CompletionResultType]::ParameterName, 'Show detailed information about each member (same as -verbose)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show detailed information about each member')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the latest information about each member in a JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;server;help' {
+            [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;server;help;members' {
+            break
+        }
+        'nomad;server;help;help' {
+            break
+        }
+        'nomad;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;version' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;run' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
+            [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;stop' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Purge is used to stop the job and purge it from the system')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Automatic yes to prompts')
+            [CompletionResult]::new('--global', '--global', [CompletionResultType]::ParameterName, 'Stop a multi-region job in all its regions')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;init' {
+            [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'If the short flag is set, a minimal jobspec without comments is emitted')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;inspect' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;validate' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
+            [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;logs' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Sets the task to view the logs of')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
+            [CompletionResult]::new('--stderr', '--stderr', [CompletionResultType]::ParameterName, 'Display stderr logs')
+            [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the logs contents with offsets relative to the end of the logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;help' {
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
+            [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
+            [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
+            [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
+            [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;help;agent' {
+            break
+        }
+        'nomad;help;alloc' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            break
+        }
+        'nomad;help;alloc;status' {
+            break
+        }
+        'nomad;help;alloc;logs' {
+            break
+        }
+        'nomad;help;eval' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
+            break
+        }
+        'nomad;help;eval;status' {
+            break
+        }
+        'nomad;help;job' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
+            [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            break
+        }
+        'nomad;help;job;init' {
+            break
+        }
+        'nomad;help;job;run' {
+            break
+        }
+        'nomad;help;job;status' {
+            break
+        }
+        'nomad;help;job;stop' {
+            break
+        }
+        'nomad;help;job;inspect' {
+            break
+        }
+        'nomad;help;job;validate' {
+            break
+        }
+        'nomad;help;job;allocs' {
+            break
+        }
+        'nomad;help;node' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            break
+        }
+        'nomad;help;node;status' {
+            break
+        }
+        'nomad;help;server' {
+            [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            break
+        }
+        'nomad;help;server;members' {
+            break
+        }
+        'nomad;help;status' {
+            break
+        }
+        'nomad;help;version' {
+            break
+        }
+        'nomad;help;run' {
+            break
+        }
+        'nomad;help;stop' {
+            break
+        }
+        'nomad;help;init' {
+            break
+        }
+        'nomad;help;inspect' {
+            break
+        }
+        'nomad;help;validate' {
+            break
+        }
+        'nomad;help;logs' {
+            break
+        }
+        'nomad;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

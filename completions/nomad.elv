@@ -1,0 +1,469 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[nomad] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'nomad'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'nomad'= {
+            cand -v 'Print the version (as `nomad version`)'
+            cand --version 'Print the version (as `nomad version`)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand agent 'Runs a Nomad agent'
+            cand alloc 'Interact with allocations'
+            cand eval 'Interact with evaluations'
+            cand job 'Interact with jobs'
+            cand node 'Interact with nodes'
+            cand server 'Interact with servers'
+            cand status 'Display the status output for a resource'
+            cand version 'Prints the Nomad version'
+            cand run 'Run a new job or update an existing job (alias of `job run`)'
+            cand stop 'Stop a running job (alias of `job stop`)'
+            cand init 'init'
+            cand inspect 'Flags accepted by every command that talks to an agent'
+            cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
+            cand logs 'Flags accepted by every command that talks to an agent'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;agent'= {
+            cand --config 'The path to a config file or directory of files to load; can be specified multiple times'
+            cand --bind 'The address the agent will bind to for all of its various network services'
+            cand --data-dir 'The path to the data directory'
+            cand --node 'The name of the local agent'
+            cand --dc 'The name of the datacenter this Nomad agent is a member of'
+            cand --region 'The region the Nomad agent is a member of'
+            cand --log-level 'The logging level (TRACE, DEBUG, INFO, WARN, ERROR)'
+            cand --bootstrap-expect 'How many servers to wait for before bootstrapping'
+            cand --node-class 'Mark this node as a member of a node class'
+            cand --node-pool 'The node pool this node is a member of'
+            cand --meta 'User specified metadata (key=value) to associate with the node; repeatable'
+            cand --servers 'A comma-separated list of known server addresses to connect to (client mode)'
+            cand --dev 'Start the agent in development mode: a server and client with in-memory defaults'
+            cand --server 'Enable server mode for the agent'
+            cand --client 'Enable client mode for the agent'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand status 'Display allocation status information and metadata'
+            cand logs 'Streams the logs of a task'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;alloc;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --short 'Display short output. Shows only the most recent task event'
+            cand --verbose 'Show full information'
+            cand --json 'Output the allocation in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;logs'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
+            cand -c 'Sets the tail location in number of bytes relative to the end'
+            cand --task 'Sets the task to view the logs of'
+            cand -f 'Causes the output to not stop, and instead continuously output new lines'
+            cand --stderr 'Display stderr logs'
+            cand --stdout 'Display stdout logs (the default)'
+            cand --tail 'Show the logs contents with offsets relative to the end of the logs'
+            cand --verbose 'Show full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;help'= {
+            cand status 'Display allocation status information and metadata'
+            cand logs 'Streams the logs of a task'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;alloc;help;status'= {
+        }
+        &'nomad;alloc;help;logs'= {
+        }
+        &'nomad;alloc;help;help'= {
+        }
+        &'nomad;eval'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand status 'Display evaluation status and placement failure reasons'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;eval;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --monitor 'Monitor an outstanding evaluation'
+            cand --verbose 'Show full information'
+            cand --json 'Output the evaluation in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;eval;help'= {
+            cand status 'Display evaluation status and placement failure reasons'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;eval;help;status'= {
+        }
+        &'nomad;eval;help;help'= {
+        }
+        &'nomad;job'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand init 'Create an example job file'
+            cand run 'Run a new job or update an existing job'
+            cand status 'Display status information about a job'
+            cand stop 'Stop a running job'
+            cand inspect 'Inspect a submitted job'
+            cand validate 'Check a job specification for syntax errors'
+            cand allocs 'List allocations for a job'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;init'= {
+            cand --short 'If the short flag is set, a minimal jobspec without comments is emitted'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;run'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --check-index 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist'
+            cand --var 'Variable for template, can be used multiple times (key=value)'
+            cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+            cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --short 'Display short output. Used only when a single job is being queried'
+            cand --evals 'Display the evaluations associated with the job'
+            cand --all-allocs 'Display all allocations matching the job ID, including those from an older instance of the job'
+            cand --verbose 'Display full information'
+            cand --json 'Output the job status in JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;stop'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --purge 'Purge is used to stop the job and purge it from the system'
+            cand --yes 'Automatic yes to prompts'
+            cand --global 'Stop a multi-region job in all its regions'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;inspect'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;validate'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --var 'Variable for template, can be used multiple times (key=value)'
+            cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
+            cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;allocs'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --all 'Display all allocations matching the job ID, even those from an older instance of the job'
+            cand --verbose 'Display full information'
+            cand --json 'Output the allocations in a JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;help'= {
+            cand init 'Create an example job file'
+            cand run 'Run a new job or update an existing job'
+            cand status 'Display status information about a job'
+            cand stop 'Stop a running job'
+            cand inspect 'Inspect a submitted job'
+            cand validate 'Check a job specification for syntax errors'
+            cand allocs 'List allocations for a job'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;help;init'= {
+        }
+        &'nomad;job;help;run'= {
+        }
+        &'nomad;job;help;status'= {
+        }
+        &'nomad;job;help;stop'= {
+        }
+        &'nomad;job;help;inspect'= {
+        }
+        &'nomad;job;help;validate'= {
+        }
+        &'nomad;job;help;allocs'= {
+        }
+        &'nomad;job;help;help'= {
+        }
+        &'nomad;node'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand status 'Display status information about nodes'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;node;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --self 'Query the status of the local node'
+            cand --short 'Display short output. Used only when a single node is being queried'
+            cand --verbose 'Display full information'
+            cand --allocs 'Display a count of running allocations for each node'
+            cand --quiet 'Only print the node IDs'
+            cand --json 'Output the node in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;node;help'= {
+            cand status 'Display status information about nodes'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;node;help;status'= {
+        }
+        &'nomad;node;help;help'= {
+        }
+        &'nomad;server'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand members 'Display a list of known servers and their status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;server;members'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detailed 'Show detailed information about each member (same as -verbose)'
+            cand --verbose 'Show detailed information about each member'
+            cand --json 'Output the latest information about each member in a JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;server;help'= {
+            cand members 'Display a list of known servers and their status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;server;help;members'= {
+        }
+        &'nomad;server;help;help'= {
+        }
+        &'nomad;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;version'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;run'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --check-index 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist'
+            cand --var 'Variable for template, can be used multiple times (key=value)'
+            cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+            cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;stop'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --purge 'Purge is used to stop the job and purge it from the system'
+            cand --yes 'Automatic yes to prompts'
+            cand --global 'Stop a multi-region job in all its regions'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;init'= {
+            cand --short 'If the short flag is set, a minimal jobspec without comments is emitted'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;inspect'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;validate'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --var 'Variable for template, can be used multiple times (key=value)'
+            cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
+            cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;logs'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
+            cand -c 'Sets the tail location in number of bytes relative to the end'
+            cand --task 'Sets the task to view the logs of'
+            cand -f 'Causes the output to not stop, and instead continuously output new lines'
+            cand --stderr 'Display stderr logs'
+            cand --stdout 'Display stdout logs (the default)'
+            cand --tail 'Show the logs contents with offsets relative to the end of the logs'
+            cand --verbose 'Show full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;help'= {
+            cand agent 'Runs a Nomad agent'
+            cand alloc 'Interact with allocations'
+            cand eval 'Interact with evaluations'
+            cand job 'Interact with jobs'
+            cand node 'Interact with nodes'
+            cand server 'Interact with servers'
+            cand status 'Display the status output for a resource'
+            cand version 'Prints the Nomad version'
+            cand run 'Run a new job or update an existing job (alias of `job run`)'
+            cand stop 'Stop a running job (alias of `job stop`)'
+            cand init 'init'
+            cand inspect 'Flags accepted by every command that talks to an agent'
+            cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
+            cand logs 'Flags accepted by every command that talks to an agent'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;help;agent'= {
+        }
+        &'nomad;help;alloc'= {
+            cand status 'Display allocation status information and metadata'
+            cand logs 'Streams the logs of a task'
+        }
+        &'nomad;help;alloc;status'= {
+        }
+        &'nomad;help;alloc;logs'= {
+        }
+        &'nomad;help;eval'= {
+            cand status 'Display evaluation status and placement failure reasons'
+        }
+        &'nomad;help;eval;status'= {
+        }
+        &'nomad;help;job'= {
+            cand init 'Create an example job file'
+            cand run 'Run a new job or update an existing job'
+            cand status 'Display status information about a job'
+            cand stop 'Stop a running job'
+            cand inspect 'Inspect a submitted job'
+            cand validate 'Check a job specification for syntax errors'
+            cand allocs 'List allocations for a job'
+        }
+        &'nomad;help;job;init'= {
+        }
+        &'nomad;help;job;run'= {
+        }
+        &'nomad;help;job;status'= {
+        }
+        &'nomad;help;job;stop'= {
+        }
+        &'nomad;help;job;inspect'= {
+        }
+        &'nomad;help;job;validate'= {
+        }
+        &'nomad;help;job;allocs'= {
+        }
+        &'nomad;help;node'= {
+            cand status 'Display status information about nodes'
+        }
+        &'nomad;help;node;status'= {
+        }
+        &'nomad;help;server'= {
+            cand members 'Display a list of known servers and their status'
+        }
+        &'nomad;help;server;members'= {
+        }
+        &'nomad;help;status'= {
+        }
+        &'nomad;help;version'= {
+        }
+        &'nomad;help;run'= {
+        }
+        &'nomad;help;stop'= {
+        }
+        &'nomad;help;init'= {
+        }
+        &'nomad;help;inspect'= {
+        }
+        &'nomad;help;validate'= {
+        }
+        &'nomad;help;logs'= {
+        }
+        &'nomad;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

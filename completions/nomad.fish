@@ -1,0 +1,291 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_nomad_global_optspecs
+    string join \n v/version h/help
+end
+
+function __fish_nomad_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_nomad_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_nomad_using_subcommand
+    set -l cmd (__fish_nomad_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c nomad -n "__fish_nomad_needs_command" -s v -l version -d 'Print the version (as `nomad version`)'
+complete -c nomad -n "__fish_nomad_needs_command" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "init"
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l config -d 'The path to a config file or directory of files to load; can be specified multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l bind -d 'The address the agent will bind to for all of its various network services' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l data-dir -d 'The path to the data directory' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l node -d 'The name of the local agent' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l dc -d 'The name of the datacenter this Nomad agent is a member of' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l region -d 'The region the Nomad agent is a member of' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l log-level -d 'The logging level (TRACE, DEBUG, INFO, WARN, ERROR)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l bootstrap-expect -d 'How many servers to wait for before bootstrapping' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l node-class -d 'Mark this node as a member of a node class' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l node-pool -d 'The node pool this node is a member of' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l meta -d 'User specified metadata (key=value) to associate with the node; repeatable' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l servers -d 'A comma-separated list of known server addresses to connect to (client mode)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l dev -d 'Start the agent in development mode: a server and client with in-memory defaults'
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l server -d 'Enable server mode for the agent'
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -l client -d 'Enable client mode for the agent'
+complete -c nomad -n "__fish_nomad_using_subcommand agent" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "status" -d 'Display allocation status information and metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Shows only the most recent task event'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l json -d 'Output the allocation in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -s n -d 'Sets the tail location in best-efforted number of lines relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -s c -d 'Sets the tail location in number of bytes relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l task -d 'Sets the task to view the logs of' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -s f -d 'Causes the output to not stop, and instead continuously output new lines'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l stderr -d 'Display stderr logs'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l stdout -d 'Display stdout logs (the default)'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display allocation status information and metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l monitor -d 'Monitor an outstanding evaluation'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l json -d 'Output the evaluation in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l check-index -d 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single job is being queried'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l evals -d 'Display the evaluations associated with the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l all-allocs -d 'Display all allocations matching the job ID, including those from an older instance of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l json -d 'Output the job status in JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l purge -d 'Purge is used to stop the job and purge it from the system'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l yes -d 'Automatic yes to prompts'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l global -d 'Stop a multi-region job in all its regions'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l all -d 'Display all allocations matching the job ID, even those from an older instance of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l json -d 'Output the allocations in a JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l self -d 'Query the status of the local node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single node is being queried'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l allocs -d 'Display a count of running allocations for each node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l quiet -d 'Only print the node IDs'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l json -d 'Output the node in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l detailed -d 'Show detailed information about each member (same as -verbose)'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l verbose -d 'Show detailed information about each member'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l json -d 'Output the latest information about each member in a JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand version" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l check-index -d 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l purge -d 'Purge is used to stop the job and purge it from the system'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l yes -d 'Automatic yes to prompts'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l global -d 'Stop a multi-region job in all its regions'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
+complete -c nomad -n "__fish_nomad_using_subcommand init" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -s n -d 'Sets the tail location in best-efforted number of lines relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -s c -d 'Sets the tail location in number of bytes relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l task -d 'Sets the task to view the logs of' -r
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -s f -d 'Causes the output to not stop, and instead continuously output new lines'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stderr -d 'Display stderr logs'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stdout -d 'Display stdout logs (the default)'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'

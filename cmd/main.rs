@@ -19,11 +19,8 @@ mod version;
 #[cfg(test)]
 mod completions;
 
-// INTEGRATION: replace the next two lines with
-//     pub(crate) use nomad::{agent as agent_lib, jobspec};
-// and delete cmd/shims.rs. (`crate::agent` is the `nomad agent` command, hence the alias.)
-mod shims;
-pub(crate) use shims::{agent as agent_lib, jobspec};
+// `crate::agent` is the `nomad agent` command, hence the alias for the library's agent.
+pub(crate) use nomad::{agent as agent_lib, jobspec};
 
 use clap::{CommandFactory as _, Parser, Subcommand};
 

@@ -21,6 +21,7 @@ mod objects;
 mod query;
 mod respond;
 mod sanitize;
+mod serve;
 
 #[cfg(test)]
 mod tests;
@@ -106,15 +107,13 @@ pub fn router(state: HttpState) -> Router {
         .with_state(state)
 }
 
-/// Serve `router` on `listener` until `shutdown` fires; in-flight requests finish first
-/// (long blocking queries and log streams end when their client goes away).
+/// Serve `router` on `listener` until `shutdown` fires. In-flight requests finish first;
+/// blocking queries answer at once and log streams end, so shutdown is not held up.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let router = router.layer(Extension(query::Shutdown(shutdown.clone())));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await
+    serve::run(listener, router, shutdown).await
 }

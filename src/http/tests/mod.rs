@@ -5,6 +5,7 @@ mod agent;
 mod jobs;
 mod logs;
 mod objects;
+mod serve;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -29,7 +29,7 @@ fn finish(out: Result<Response, HttpError>) -> Response {
 pub async fn status_leader(State(st): State<HttpState>, req: Req) -> Response {
     finish((|| {
         get_only(&req)?;
-        let server = need_server(&st.server)?;
+        let server = need_server(&st, &req)?;
         let leader = server.raft().leader_addr().unwrap_or_default();
         Ok(json(&leader, req.pretty(), None))
     })())
@@ -38,7 +38,7 @@ pub async fn status_leader(State(st): State<HttpState>, req: Req) -> Response {
 pub async fn status_peers(State(st): State<HttpState>, req: Req) -> Response {
     finish((|| {
         get_only(&req)?;
-        let server = need_server(&st.server)?;
+        let server = need_server(&st, &req)?;
         Ok(json(&server.raft().peers(), req.pretty(), None))
     })())
 }
@@ -127,7 +127,7 @@ struct Members {
 pub async fn members(State(st): State<HttpState>, req: Req) -> Response {
     finish((|| {
         get_only(&req)?;
-        need_server(&st.server)?;
+        need_server(&st, &req)?;
         let body = Members {
             members: vec![local_member(&st.agent)],
             server_dc: st.agent.datacenter.clone(),

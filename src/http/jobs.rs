@@ -9,6 +9,7 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
+use super::body::decode;
 use super::error::HttpError;
 use super::query::{blocking, need_server, Req};
 use super::respond::{json, Meta};
@@ -80,7 +81,7 @@ async fn dispatch(
 }
 
 async fn list(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let prefix = req.prefix();
     let (meta, stubs) = blocking(server, req, &[Table::Jobs, Table::JobSummaries], |snap| {
@@ -100,7 +101,7 @@ async fn list(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
 }
 
 async fn get(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let (meta, job) = blocking(server, req, &[Table::Jobs], |snap| {
         let job = snap.job_by_id(ns, id);
@@ -124,12 +125,8 @@ async fn register(
     body: &Bytes,
     path_id: Option<&str>,
 ) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
-    if body.is_empty() {
-        return Err(HttpError::BadRequest("Request body is empty".to_string()));
-    }
-    let mut args: JobRegisterRequest =
-        serde_json::from_slice(body).map_err(|e| HttpError::BadRequest(e.to_string()))?;
+    let server = need_server(st, req)?;
+    let mut args: JobRegisterRequest = decode(body)?;
     let Some(job) = args.job.as_mut() else {
         return Err(HttpError::BadRequest("Job must be specified".to_string()));
     };
@@ -156,7 +153,7 @@ async fn register(
 }
 
 async fn deregister(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let purge = req.bool("purge")?.unwrap_or(false);
     let out = job_ep::deregister(server, req.namespace(), id, purge).await?;
     let meta = Meta::Write { index: out.index };
@@ -164,7 +161,7 @@ async fn deregister(st: &HttpState, req: &Req, id: &str) -> Result<Response, Htt
 }
 
 async fn allocations(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let all = req.flag("all");
     let (meta, stubs) = blocking(server, req, &[Table::Allocs], |snap| {
@@ -189,7 +186,7 @@ async fn allocations(st: &HttpState, req: &Req, id: &str) -> Result<Response, Ht
 }
 
 async fn evaluations(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let (meta, evals) = blocking(server, req, &[Table::Evals], |snap| {
         Ok((snap.table_index(Table::Evals), snap.evals_for_job(ns, id)))
@@ -199,7 +196,7 @@ async fn evaluations(st: &HttpState, req: &Req, id: &str) -> Result<Response, Ht
 }
 
 async fn summary(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let (meta, summary) = blocking(server, req, &[Table::JobSummaries], |snap| {
         let s = snap.job_summary(ns, id);
@@ -230,7 +227,7 @@ struct JobVersions {
 }
 
 async fn versions(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let (meta, versions) = blocking(server, req, &[Table::JobVersions], |snap| {
         Ok((
@@ -283,11 +280,7 @@ async fn parse_inner(req: &Req, body: &Bytes) -> Result<Response, HttpError> {
     if req.method != Method::PUT && req.method != Method::POST {
         return Err(HttpError::MethodNotAllowed);
     }
-    if body.is_empty() {
-        return Err(HttpError::BadRequest("Request body is empty".to_string()));
-    }
-    let args: ParseRequest =
-        serde_json::from_slice(body).map_err(|e| HttpError::BadRequest(e.to_string()))?;
+    let args: ParseRequest = decode(body)?;
     if args.job_hcl.is_empty() {
         return Err(HttpError::BadRequest("Job spec is empty".to_string()));
     }

@@ -13,6 +13,7 @@
 //! write to the state store or raft directly.
 
 mod agent;
+mod body;
 mod error;
 mod jobs;
 mod log_stream;

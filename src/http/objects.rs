@@ -46,7 +46,7 @@ pub async fn allocs_list(State(st): State<HttpState>, req: Req) -> Response {
 
 async fn allocs_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let prefix = req.prefix();
     // Nomad's `task_states` defaults to true; any value but a parsable false keeps them.
@@ -85,7 +85,7 @@ async fn alloc_get(
 ) -> Result<Response, HttpError> {
     let id = path_rest(path)?;
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let (meta, alloc) = blocking(server, req, &[Table::Allocs], |snap| {
         let a = snap.alloc_by_id(&id);
         let index = a
@@ -109,7 +109,7 @@ pub async fn nodes_list(State(st): State<HttpState>, req: Req) -> Response {
 
 async fn nodes_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let prefix = req.prefix();
     let resources = req.flag("resources");
     let (meta, stubs) = blocking(server, req, &[Table::Nodes], |snap| {
@@ -149,7 +149,7 @@ async fn node_inner(
 ) -> Result<Response, HttpError> {
     let rest = path_rest(path)?;
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     if let Some(id) = rest.strip_suffix("/allocations") {
         let (meta, allocs) = blocking(server, req, &[Table::Allocs], |snap| {
             Ok((snap.table_index(Table::Allocs), snap.allocs_for_node(id)))
@@ -180,7 +180,7 @@ pub async fn evals_list(State(st): State<HttpState>, req: Req) -> Response {
 
 async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     let ns = req.namespace();
     let prefix = req.prefix();
     let job = req.get("job");
@@ -216,7 +216,7 @@ async fn eval_inner(
 ) -> Result<Response, HttpError> {
     let rest = path_rest(path)?;
     get_only(req)?;
-    let server = need_server(&st.server)?;
+    let server = need_server(st, req)?;
     if let Some(id) = rest.strip_suffix("/allocations") {
         let (meta, stubs) = blocking(server, req, &[Table::Allocs], |snap| {
             let stubs: Vec<AllocListStub> = snap

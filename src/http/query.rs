@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::HttpError;
 use super::respond::Meta;
+use super::HttpState;
 use crate::api::DEFAULT_NAMESPACE;
 use crate::server::state::{StateSnapshot, Table};
 use crate::server::Server;
@@ -192,9 +193,13 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
     Some(if neg { -n } else { n })
 }
 
-/// The server an endpoint needs; a client-only agent has none to answer from.
-pub fn need_server(server: &Option<Server>) -> Result<&Server, HttpError> {
-    server.as_ref().ok_or(HttpError::NoServers)
+/// The server an endpoint needs; a client-only agent has none to answer from. A `?region=`
+/// other than the agent's gets Nomad's forwarding error: this agent knows no other region.
+pub fn need_server<'a>(st: &'a HttpState, req: &Req) -> Result<&'a Server, HttpError> {
+    if req.region().is_some_and(|r| r != st.agent.region) {
+        return Err(HttpError::Internal("No path to region".to_string()));
+    }
+    st.server.as_ref().ok_or(HttpError::NoServers)
 }
 
 /// Nomad's blocking query: run `query` on the newest snapshot; while the index it reports is

@@ -164,7 +164,7 @@ async fn bad_bodies_are_400_with_the_reason() {
         (
             "/v1/jobs",
             "{\"Job\": {\"ID\": \"x\", \"Priority\": \"high\"}}",
-            "invalid type: string \"high\", expected i32 at line 1 column 38",
+            "invalid type: string \"high\", expected i32",
         ),
         // Validation failures: 400 (Nomad itself answers 500).
         (
@@ -341,4 +341,23 @@ async fn client_only_agent_has_no_server_to_ask() {
         (r.status, r.text()),
         (StatusCode::INTERNAL_SERVER_ERROR, "no servers".into())
     );
+}
+
+#[tokio::test]
+async fn region_parameter_is_checked() {
+    let server = start_server().await;
+    let app = app(Some(server.clone()), None);
+    assert_eq!(
+        get(&app, "/v1/jobs?region=global").await.status,
+        StatusCode::OK
+    );
+    let r = get(&app, "/v1/jobs?region=eu-west").await;
+    assert_eq!(
+        (r.status, r.text()),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "No path to region".into()
+        )
+    );
+    server.shutdown().await;
 }

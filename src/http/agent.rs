@@ -80,6 +80,25 @@ fn split_host_port(addr: &str) -> (String, u16) {
     }
 }
 
+/// The member tags: the agent's own, with the ones Nomad always sets filled in from what
+/// the agent reports elsewhere.
+fn member_tags(agent: &AgentInfo) -> BTreeMap<String, String> {
+    let mut tags = agent.member_tags.clone();
+    let (rpc_ip, rpc_port) = split_host_port(&agent.rpc_addr);
+    let defaults = [
+        ("role", "nomad".to_string()),
+        ("region", agent.region.clone()),
+        ("dc", agent.datacenter.clone()),
+        ("build", agent.version.clone()),
+        ("port", rpc_port.to_string()),
+        ("rpc_addr", rpc_ip),
+    ];
+    for (k, v) in defaults {
+        tags.entry(k.to_string()).or_insert(v);
+    }
+    tags
+}
+
 fn local_member(agent: &AgentInfo) -> Member {
     let (addr, port) = split_host_port(&agent.serf_addr);
     Member {
@@ -93,7 +112,7 @@ fn local_member(agent: &AgentInfo) -> Member {
         protocol_max: 0,
         protocol_min: 0,
         status: "alive".to_string(),
-        tags: Some(agent.member_tags.clone()),
+        tags: Some(member_tags(agent)),
     }
 }
 

@@ -64,13 +64,16 @@ pub struct AgentInfo {
     pub http_addr: String,
     pub rpc_addr: String,
     pub serf_addr: String,
+    /// Informational: the handlers go by `HttpState::server` for server answers.
     pub server_enabled: bool,
+    /// A client without known servers reports itself unhealthy.
     pub client_enabled: bool,
     /// The agent's effective configuration, printed as `config` by `/v1/agent/self`. The agent
     /// redacts tokens before handing it over.
     pub config: serde_json::Value,
-    /// The member tags `/v1/agent/members` and `/v1/agent/self` print (`region`, `dc`, `role`,
-    /// `build`, `port`, `rpc_addr`, `expect`, ...).
+    /// The member tags `/v1/agent/members` and `/v1/agent/self` print (`id`, `expect`,
+    /// `bootstrap`, `raft_vsn`...); `role`, `region`, `dc`, `build`, `port` and `rpc_addr` are
+    /// filled in from the fields above when absent.
     pub member_tags: BTreeMap<String, String>,
     /// The client's node ID once it is known (for `stats.client`).
     pub client_node_id: Option<String>,

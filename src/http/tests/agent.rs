@@ -88,6 +88,9 @@ async fn members_and_self_shapes() {
     assert_eq!(v["Members"][0]["Port"], 4648);
     assert_eq!(v["Members"][0]["Status"], "alive");
     assert_eq!(v["Members"][0]["Tags"]["role"], "nomad");
+    assert_eq!(v["Members"][0]["Tags"]["port"], "4647");
+    assert_eq!(v["Members"][0]["Tags"]["rpc_addr"], "127.0.0.1");
+    assert_eq!(v["Members"][0]["Tags"]["build"], crate::VERSION);
 
     let s = get(&app, "/v1/agent/self").await.json();
     let keys: Vec<&str> = s

@@ -294,6 +294,9 @@ pub struct NodeScoreMeta {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 pub struct AllocListStub {
+    /// Only with `?resources=true` (Nomad omits the key otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allocated_resources: Option<AllocatedResources>,
     pub client_description: String,
     pub client_status: String,
     pub create_index: u64,
@@ -330,6 +333,7 @@ pub struct AllocListStub {
 impl AllocListStub {
     pub fn from_alloc(a: &Allocation) -> Self {
         AllocListStub {
+            allocated_resources: None,
             client_description: a.client_description.clone(),
             client_status: a.client_status.clone(),
             create_index: a.create_index,

@@ -430,6 +430,7 @@ pub struct JobDeregisterResponse {
     pub known_leader: bool,
     pub last_contact: i64,
     pub next_token: String,
+    #[serde(rename = "VolumeEvalID")]
     pub volume_eval_id: String,
     pub volume_eval_index: u64,
 }

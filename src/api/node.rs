@@ -172,6 +172,11 @@ pub struct NodeListStub {
     pub name: String,
     pub node_class: String,
     pub node_pool: String,
+    /// Only with `?resources=true` (Nomad omits the key otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_resources: Option<NodeResources>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserved_resources: Option<NodeReservedResources>,
     pub scheduling_eligibility: String,
     pub status: String,
     pub status_description: String,
@@ -193,6 +198,8 @@ impl NodeListStub {
             name: node.name.clone(),
             node_class: node.node_class.clone(),
             node_pool: node.node_pool.clone(),
+            node_resources: None,
+            reserved_resources: None,
             scheduling_eligibility: node.scheduling_eligibility.clone(),
             status: node.status.clone(),
             status_description: node.status_description.clone(),

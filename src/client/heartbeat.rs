@@ -62,10 +62,13 @@ pub async fn register(
 pub async fn run(
     rpc: Arc<dyn ServerRpc>,
     node: Arc<Node>,
-    mut ttl: Duration,
+    // The TTL registration handed out; the first heartbeat goes at once regardless.
+    _registered_ttl: Duration,
     shutdown: CancellationToken,
 ) {
-    let mut wait = next_heartbeat(ttl);
+    // The first heartbeat goes out at once: it is what moves the node from "initializing"
+    // to "ready", so the node is schedulable as soon as it registered.
+    let mut wait = Duration::ZERO;
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return,
@@ -73,15 +76,13 @@ pub async fn run(
         }
         match rpc.node_update_status(&node.id, NODE_STATUS_READY).await {
             Ok(resp) => {
-                ttl = resp.heartbeat_ttl;
-                wait = next_heartbeat(ttl);
+                wait = next_heartbeat(resp.heartbeat_ttl);
             }
             Err(RpcError::UnknownNode(_)) => {
                 tracing::warn!(node_id = %node.id, "server does not know this node; re-registering");
                 match register(rpc.as_ref(), &node, &shutdown).await {
                     Some(resp) => {
-                        ttl = resp.heartbeat_ttl;
-                        wait = next_heartbeat(ttl);
+                        wait = next_heartbeat(resp.heartbeat_ttl);
                     }
                     None => return,
                 }

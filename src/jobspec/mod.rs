@@ -124,3 +124,4 @@ pub fn nomad_var_env(environ: impl IntoIterator<Item = (String, String)>) -> Vec
         })
         .collect()
 }
+

@@ -1,0 +1,245 @@
+//! `/v1/allocations`, `/v1/allocation/<id>`, `/v1/nodes`, `/v1/node/<id>[/allocations]`,
+//! `/v1/evaluations`, `/v1/evaluation/<id>[/allocations]`.
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::Method;
+use axum::response::{IntoResponse, Response};
+
+use super::error::HttpError;
+use super::query::{blocking, need_server, Req};
+use super::respond::json;
+use super::{sanitize, HttpState};
+use crate::api::{AllocListStub, Allocation, NodeListStub};
+use crate::server::state::Table;
+
+fn get_only(req: &Req) -> Result<(), HttpError> {
+    if req.method == Method::GET {
+        Ok(())
+    } else {
+        Err(HttpError::MethodNotAllowed)
+    }
+}
+
+fn path_rest(path: Result<Path<String>, PathRejection>) -> Result<String, HttpError> {
+    path.map(|Path(p)| p)
+        .map_err(|e| HttpError::BadRequest(e.body_text()))
+}
+
+/// An alloc stub as `/v1/allocations` prints it with `?task_states` and `?resources`.
+fn alloc_stub(a: &Allocation, task_states: bool, resources: bool) -> AllocListStub {
+    let mut stub = AllocListStub::from_alloc(a);
+    if !task_states {
+        stub.task_states = None;
+    }
+    if resources {
+        stub.allocated_resources = a.allocated_resources.clone();
+    }
+    stub
+}
+
+pub async fn allocs_list(State(st): State<HttpState>, req: Req) -> Response {
+    allocs_list_inner(&st, &req)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn allocs_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    let ns = req.namespace();
+    let prefix = req.prefix();
+    // Nomad's `task_states` defaults to true; any value but a parsable false keeps them.
+    let task_states = req
+        .get("task_states")
+        .and_then(super::query::parse_go_bool)
+        .unwrap_or(true);
+    let resources = req.flag("resources");
+    let (meta, stubs) = blocking(server, req, &[Table::Allocs], |snap| {
+        let stubs: Vec<AllocListStub> = snap
+            .allocs(Some(ns))
+            .iter()
+            .filter(|a| a.id.starts_with(prefix))
+            .map(|a| alloc_stub(a, task_states, resources))
+            .collect();
+        Ok((snap.table_index(Table::Allocs), stubs))
+    })
+    .await?;
+    Ok(json(&stubs, req.pretty(), Some(meta)))
+}
+
+pub async fn alloc_specific(
+    State(st): State<HttpState>,
+    path: Result<Path<String>, PathRejection>,
+    req: Req,
+) -> Response {
+    alloc_get(&st, &req, path)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn alloc_get(
+    st: &HttpState,
+    req: &Req,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let id = path_rest(path)?;
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    let (meta, alloc) = blocking(server, req, &[Table::Allocs], |snap| {
+        let a = snap.alloc_by_id(&id);
+        let index = a
+            .as_ref()
+            .map(|a| a.modify_index)
+            .unwrap_or_else(|| snap.table_index(Table::Allocs));
+        Ok((index, a))
+    })
+    .await?;
+    match alloc {
+        Some(a) => Ok(json(&*a, req.pretty(), Some(meta))),
+        None => Err(HttpError::not_found("alloc not found", Some(meta))),
+    }
+}
+
+pub async fn nodes_list(State(st): State<HttpState>, req: Req) -> Response {
+    nodes_list_inner(&st, &req)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn nodes_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    let prefix = req.prefix();
+    let resources = req.flag("resources");
+    let (meta, stubs) = blocking(server, req, &[Table::Nodes], |snap| {
+        let stubs: Vec<NodeListStub> = snap
+            .nodes_list()
+            .iter()
+            .filter(|n| n.id.starts_with(prefix))
+            .map(|n| {
+                let mut stub = NodeListStub::from_node(n);
+                if resources {
+                    stub.node_resources = Some(n.node_resources.clone());
+                    stub.reserved_resources = Some(n.reserved_resources.clone());
+                }
+                stub
+            })
+            .collect();
+        Ok((snap.table_index(Table::Nodes), stubs))
+    })
+    .await?;
+    Ok(json(&stubs, req.pretty(), Some(meta)))
+}
+
+pub async fn node_specific(
+    State(st): State<HttpState>,
+    path: Result<Path<String>, PathRejection>,
+    req: Req,
+) -> Response {
+    node_inner(&st, &req, path)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn node_inner(
+    st: &HttpState,
+    req: &Req,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let rest = path_rest(path)?;
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    if let Some(id) = rest.strip_suffix("/allocations") {
+        let (meta, allocs) = blocking(server, req, &[Table::Allocs], |snap| {
+            Ok((snap.table_index(Table::Allocs), snap.allocs_for_node(id)))
+        })
+        .await?;
+        return Ok(json(&allocs, req.pretty(), Some(meta)));
+    }
+    let (meta, node) = blocking(server, req, &[Table::Nodes], |snap| {
+        let n = snap.node_by_id(&rest);
+        let index = n
+            .as_ref()
+            .map(|n| n.modify_index)
+            .unwrap_or_else(|| snap.table_index(Table::Nodes));
+        Ok((index, n))
+    })
+    .await?;
+    match node {
+        Some(n) => Ok(json(&sanitize::node(&n), req.pretty(), Some(meta))),
+        None => Err(HttpError::not_found("node not found", Some(meta))),
+    }
+}
+
+pub async fn evals_list(State(st): State<HttpState>, req: Req) -> Response {
+    evals_list_inner(&st, &req)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    let ns = req.namespace();
+    let prefix = req.prefix();
+    let job = req.get("job");
+    let status = req.get("status");
+    let (meta, evals) = blocking(server, req, &[Table::Evals], |snap| {
+        let evals: Vec<_> = snap
+            .evals(Some(ns))
+            .into_iter()
+            .filter(|e| e.id.starts_with(prefix))
+            .filter(|e| job.is_none_or(|j| e.job_id == j))
+            .filter(|e| status.is_none_or(|s| e.status == s))
+            .collect();
+        Ok((snap.table_index(Table::Evals), evals))
+    })
+    .await?;
+    Ok(json(&evals, req.pretty(), Some(meta)))
+}
+
+pub async fn eval_specific(
+    State(st): State<HttpState>,
+    path: Result<Path<String>, PathRejection>,
+    req: Req,
+) -> Response {
+    eval_inner(&st, &req, path)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn eval_inner(
+    st: &HttpState,
+    req: &Req,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let rest = path_rest(path)?;
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    if let Some(id) = rest.strip_suffix("/allocations") {
+        let (meta, stubs) = blocking(server, req, &[Table::Allocs], |snap| {
+            let stubs: Vec<AllocListStub> = snap
+                .allocs_for_eval(id)
+                .iter()
+                .map(|a| AllocListStub::from_alloc(a))
+                .collect();
+            Ok((snap.table_index(Table::Allocs), stubs))
+        })
+        .await?;
+        return Ok(json(&stubs, req.pretty(), Some(meta)));
+    }
+    let (meta, eval) = blocking(server, req, &[Table::Evals], |snap| {
+        let e = snap.eval_by_id(&rest);
+        let index = e
+            .as_ref()
+            .map(|e| e.modify_index)
+            .unwrap_or_else(|| snap.table_index(Table::Evals));
+        Ok((index, e))
+    })
+    .await?;
+    match eval {
+        Some(e) => Ok(json(&*e, req.pretty(), Some(meta))),
+        None => Err(HttpError::not_found("eval not found", Some(meta))),
+    }
+}

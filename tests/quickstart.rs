@@ -227,7 +227,7 @@ fn unplaceable_job_reports_placement_failure_and_exits_2() {
     let out = agent.nomad(&["job", "run", job.to_str().expect("path")]);
     assert_exit(&out, 2);
     let text = stdout(&out);
-    assert!(text.contains("Failed to place"), "{text}");
+    assert!(text.contains("failed to place 1 allocation"), "{text}");
     assert!(
         text.contains("memory"),
         "the exhausted dimension is named:\n{text}"

@@ -23,7 +23,10 @@ impl ClientLogs {
     /// The alloc's logs dir, after checking the task is one of the alloc's (its task dir
     /// exists), so no path is built from an arbitrary name.
     fn logs_dir(&self, alloc_id: &str, task: &str) -> Result<PathBuf, LogError> {
-        let dir = self.client.alloc_dir(alloc_id).ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
+        let dir = self
+            .client
+            .alloc_dir(alloc_id)
+            .ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
         let plain = !task.is_empty() && !task.contains('/') && task != "." && task != "..";
         if !plain || !dir.join(task).is_dir() {
             return Err(LogError::UnknownTask(task.to_string()));
@@ -38,7 +41,12 @@ fn prefix(task: &str, log_type: LogType) -> String {
 
 #[async_trait]
 impl LogSource for ClientLogs {
-    async fn list(&self, alloc_id: &str, task: &str, log_type: LogType) -> Result<Vec<LogFile>, LogError> {
+    async fn list(
+        &self,
+        alloc_id: &str,
+        task: &str,
+        log_type: LogType,
+    ) -> Result<Vec<LogFile>, LogError> {
         let dir = self.logs_dir(alloc_id, task)?;
         let prefix = prefix(task, log_type);
         tokio::task::spawn_blocking(move || {
@@ -50,12 +58,18 @@ impl LogSource for ClientLogs {
             let mut files = Vec::new();
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let Some(index) = name.to_str().and_then(|n| n.strip_prefix(&prefix)).and_then(|i| i.parse().ok())
+                let Some(index) = name
+                    .to_str()
+                    .and_then(|n| n.strip_prefix(&prefix))
+                    .and_then(|i| i.parse().ok())
                 else {
                     continue;
                 };
                 if let Ok(meta) = entry.metadata() {
-                    files.push(LogFile { index, size: meta.len() });
+                    files.push(LogFile {
+                        index,
+                        size: meta.len(),
+                    });
                 }
             }
             Ok(files)
@@ -73,7 +87,9 @@ impl LogSource for ClientLogs {
         offset: u64,
         max: usize,
     ) -> Result<Bytes, LogError> {
-        let path = self.logs_dir(alloc_id, task)?.join(format!("{}{index}", prefix(task, log_type)));
+        let path = self
+            .logs_dir(alloc_id, task)?
+            .join(format!("{}{index}", prefix(task, log_type)));
         tokio::task::spawn_blocking(move || {
             let mut f = match std::fs::File::open(&path) {
                 Ok(f) => f,
@@ -82,9 +98,12 @@ impl LogSource for ClientLogs {
                 }
                 Err(e) => return Err(LogError::Io(e.to_string())),
             };
-            f.seek(SeekFrom::Start(offset)).map_err(|e| LogError::Io(e.to_string()))?;
+            f.seek(SeekFrom::Start(offset))
+                .map_err(|e| LogError::Io(e.to_string()))?;
             let mut buf = Vec::with_capacity(max.min(64 * 1024));
-            f.take(max as u64).read_to_end(&mut buf).map_err(|e| LogError::Io(e.to_string()))?;
+            f.take(max as u64)
+                .read_to_end(&mut buf)
+                .map_err(|e| LogError::Io(e.to_string()))?;
             Ok(Bytes::from(buf))
         })
         .await

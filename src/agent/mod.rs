@@ -24,13 +24,19 @@ use config::AgentConfig;
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error("failed to create data dir {path}: {source}")]
-    DataDir { path: PathBuf, source: std::io::Error },
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("failed to start server: {0}")]
     Server(#[from] crate::server::ServerError),
     #[error("failed to start client: {0}")]
     Client(#[from] crate::client::ClientError),
     #[error("failed to start HTTP listener on {addr}: {source}")]
-    Listen { addr: String, source: std::io::Error },
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
     #[error("client-only agents need the server RPC transport, which this build does not have yet; run with server {{ enabled = true }}")]
     RemoteServers,
     #[error("failed to install signal handler: {0}")]
@@ -44,7 +50,11 @@ pub async fn run(config: AgentConfig) -> Result<(), AgentError> {
         [] => println!("==> No configuration files loaded"),
         files => println!(
             "==> Loaded configuration from {}",
-            files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
     println!("==> Starting Nomad agent...");
@@ -84,12 +94,18 @@ impl Agent {
                 (d.clone(), Some(d))
             }
         };
-        std::fs::create_dir_all(&data_dir).map_err(|source| AgentError::DataDir { path: data_dir.clone(), source })?;
+        std::fs::create_dir_all(&data_dir).map_err(|source| AgentError::DataDir {
+            path: data_dir.clone(),
+            source,
+        })?;
 
         // Bind first: a port in use must fail start-up before anything else runs.
         let listener = tokio::net::TcpListener::bind(&http_addr)
             .await
-            .map_err(|source| AgentError::Listen { addr: http_addr.clone(), source })?;
+            .map_err(|source| AgentError::Listen {
+                addr: http_addr.clone(),
+                source,
+            })?;
 
         let server = if config.server.enabled {
             let defaults = ServerConfig::default();
@@ -101,7 +117,11 @@ impl Agent {
                     // Dev mode without a data dir keeps raft in memory, like Nomad's -dev.
                     data_dir: config.data_dir.clone(),
                     rpc_addr: rpc_addr.clone(),
-                    num_schedulers: config.server.num_schedulers.map(|n| n as usize).unwrap_or(defaults.num_schedulers),
+                    num_schedulers: config
+                        .server
+                        .num_schedulers
+                        .map(|n| n as usize)
+                        .unwrap_or(defaults.num_schedulers),
                     bootstrap_expect: config.server.bootstrap_expect,
                     ..defaults
                 })
@@ -112,13 +132,19 @@ impl Agent {
         };
 
         let client = if config.client.enabled {
-            let Some(server) = &server else { return Err(AgentError::RemoteServers) };
-            let handle = Client::start(client_config(config, &data_dir, &http_addr), server.rpc()).await?;
+            let Some(server) = &server else {
+                return Err(AgentError::RemoteServers);
+            };
+            let handle =
+                Client::start(client_config(config, &data_dir, &http_addr), server.rpc()).await?;
             Some(Arc::new(handle))
         } else {
             None
         };
-        let node_id = client.as_ref().map(|c| c.node_id().to_string()).unwrap_or_default();
+        let node_id = client
+            .as_ref()
+            .map(|c| c.node_id().to_string())
+            .unwrap_or_default();
 
         let info = AgentInfo {
             node_name: config.node_name.clone(),
@@ -137,11 +163,17 @@ impl Agent {
         };
         let state = HttpState {
             server: server.clone(),
-            client_logs: client.clone().map(|c| Arc::new(logs::ClientLogs::new(c)) as Arc<dyn http::LogSource>),
+            client_logs: client
+                .clone()
+                .map(|c| Arc::new(logs::ClientLogs::new(c)) as Arc<dyn http::LogSource>),
             agent: Arc::new(info),
         };
         let http_shutdown = CancellationToken::new();
-        let http_task = tokio::spawn(http::serve(listener, http::router(state), http_shutdown.clone()));
+        let http_task = tokio::spawn(http::serve(
+            listener,
+            http::router(state),
+            http_shutdown.clone(),
+        ));
         Ok(Agent {
             server,
             client,
@@ -159,7 +191,10 @@ impl Agent {
     fn banner(&self, config: &AgentConfig) {
         let with_server = |http: &str| {
             if self.server.is_some() {
-                format!("HTTP: {http}; RPC: {}; Serf: {}", self.rpc_addr, self.serf_addr)
+                format!(
+                    "HTTP: {http}; RPC: {}; Serf: {}",
+                    self.rpc_addr, self.serf_addr
+                )
             } else {
                 format!("HTTP: {http}")
             }
@@ -172,7 +207,10 @@ impl Agent {
         if self.server.is_some() {
             info.insert("node id", self.node_id.clone());
         }
-        info.insert("region", format!("{} (DC: {})", config.region, config.datacenter));
+        info.insert(
+            "region",
+            format!("{} (DC: {})", config.region, config.datacenter),
+        );
         info.insert("server", self.server.is_some().to_string());
         info.insert("version", crate::VERSION.to_string());
         println!("==> Nomad agent configuration:\n");
@@ -214,14 +252,24 @@ fn title(k: &str) -> String {
     k.split(' ')
         .map(|w| {
             let mut c = w.chars();
-            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn client_config(config: &AgentConfig, data_dir: &std::path::Path, http_addr: &str) -> ClientConfig {
-    let mut c = if config.dev { ClientConfig::dev(data_dir) } else { ClientConfig::new(data_dir) };
+fn client_config(
+    config: &AgentConfig,
+    data_dir: &std::path::Path,
+    http_addr: &str,
+) -> ClientConfig {
+    let mut c = if config.dev {
+        ClientConfig::dev(data_dir)
+    } else {
+        ClientConfig::new(data_dir)
+    };
     c.node_name = config.node_name.clone();
     c.datacenter = config.datacenter.clone();
     c.region = config.region.clone();
@@ -248,11 +296,17 @@ fn client_config(config: &AgentConfig, data_dir: &std::path::Path, http_addr: &s
         .plugins
         .iter()
         .map(|(name, v)| {
-            let map = v.as_object().map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+            let map = v
+                .as_object()
+                .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default();
             (name.clone(), map)
         })
         .collect();
-    c.drivers = DriverConfig { plugins, dev_mode: config.dev };
+    c.drivers = DriverConfig {
+        plugins,
+        dev_mode: config.dev,
+    };
     c
 }
 

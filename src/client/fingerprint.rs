@@ -9,7 +9,7 @@ use super::config::ClientConfig;
 use crate::api::{
     DriverInfo, NetworkResource, Node, NodeCpuResources, NodeDiskResources, NodeMemoryResources,
     NodeReservedCpu, NodeReservedNetworks, NodeReservedResources, NodeResources, NODE_ELIGIBLE,
-    NODE_STATUS_INIT,
+    NODE_STATUS_READY,
 };
 use crate::drivers::{DriverRegistry, HealthState};
 
@@ -386,7 +386,9 @@ pub async fn fingerprint(
         },
         scheduling_eligibility: NODE_ELIGIBLE.to_string(),
         secret_id,
-        status: NODE_STATUS_INIT.to_string(),
+        // Fingerprinting is done before the node registers, so it registers ready: a restarted
+        // agent's node never drops back to "initializing" and out of scheduling.
+        status: NODE_STATUS_READY.to_string(),
         ..Default::default()
     };
     node.computed_class = computed_class(&node);
@@ -440,7 +442,7 @@ mod tests {
         assert_eq!(node.attributes["driver.mock_driver"], "1");
         assert_eq!(node.attributes["nomad.service_discovery"], "true");
         assert_eq!(node.drivers["raw_exec"].health_description, "Healthy");
-        assert_eq!(node.status, "initializing");
+        assert_eq!(node.status, "ready", "a fingerprinted node registers ready");
         assert!(node.computed_class.starts_with("v1:"));
         assert!(node.node_resources.cpu.cpu_shares > 0);
         assert_eq!(node.node_resources.networks[0].device, "lo");

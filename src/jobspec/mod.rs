@@ -124,4 +124,3 @@ pub fn nomad_var_env(environ: impl IntoIterator<Item = (String, String)>) -> Vec
         })
         .collect()
 }
-

@@ -12,16 +12,16 @@ use futures::StreamExt;
 use super::*;
 use crate::http::{LogError, LogFile, LogType};
 
-const ALLOC: &str = "0dfb874c-22c5-84f4-be02-3dc0b95cc830";
+pub(super) const ALLOC: &str = "0dfb874c-22c5-84f4-be02-3dc0b95cc830";
 
 /// Files of one task ("server"), stdout only, kept in memory.
 #[derive(Default)]
-struct FakeLogs {
+pub(super) struct FakeLogs {
     files: Mutex<BTreeMap<u64, Vec<u8>>>,
 }
 
 impl FakeLogs {
-    fn with(files: &[(u64, &str)]) -> Arc<FakeLogs> {
+    pub(super) fn with(files: &[(u64, &str)]) -> Arc<FakeLogs> {
         let f = FakeLogs::default();
         if let Ok(mut m) = f.files.lock() {
             for (i, c) in files {

@@ -61,3 +61,34 @@ async fn headers_are_spelled_like_go_and_shutdown_ends_blocking_queries() {
     assert!(started.elapsed() < Duration::from_secs(5));
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn shutdown_ends_a_followed_log_stream() {
+    use super::logs::{FakeLogs, ALLOC};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let addr = listener.local_addr().expect("addr");
+    let token = CancellationToken::new();
+    let logs: Arc<dyn LogSource> = FakeLogs::with(&[(0, "hello\n")]);
+    let serving = tokio::spawn(serve(listener, app(None, Some(logs)), token.clone()));
+    let follow = tokio::spawn(async move {
+        raw_get(
+            addr,
+            &format!("/v1/client/fs/logs/{ALLOC}?task=server&type=stdout&follow=true"),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    token.cancel();
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve returns promptly")
+        .expect("task joins")
+        .expect("serve ok");
+    let raw = tokio::time::timeout(Duration::from_secs(5), follow)
+        .await
+        .expect("stream ends")
+        .expect("task joins");
+    assert!(raw.starts_with("HTTP/1.1 200 OK\r\n"), "{raw}");
+    assert!(raw.contains("Transfer-Encoding: chunked"), "{raw}");
+    assert!(raw.contains(r#"{"Data":"aGVsbG8K","File":"alloc/logs/server.stdout.0","Offset":6}"#));
+}

@@ -12,5 +12,11 @@ pub mod jobspec;
 pub mod scheduler;
 pub mod server;
 
-/// The version this binary reports (`nomad version`, `nomad.version` attribute).
+/// The version of this build (`nomad version`, `/v1/agent/self`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The Nomad release whose CLI, API and job language this build implements. Nodes report it
+/// as `nomad.version`, so constraints in existing job files (Nomad itself adds
+/// `${attr.nomad.version} semver >= 1.4.0` for Nomad services) evaluate as on that release;
+/// our own version goes in `nomad.revision`.
+pub const NOMAD_COMPAT_VERSION: &str = "2.0.6";

@@ -5,4 +5,5 @@ mod harness;
 mod api;
 mod bad_input;
 mod durability;
+mod examples;
 mod quickstart;

@@ -44,8 +44,15 @@ pub enum AgentError {
 }
 
 /// Run the agent until SIGINT or SIGTERM.
-pub async fn run(config: AgentConfig) -> Result<(), AgentError> {
+pub async fn run(mut config: AgentConfig) -> Result<(), AgentError> {
     init_logging(&config.log_level);
+    if config.node_name.is_empty() {
+        // Nomad names the agent (and its node) after the host.
+        config.node_name = nix::unistd::gethostname()
+            .ok()
+            .and_then(|h| h.into_string().ok())
+            .unwrap_or_else(|| "nomad".to_string());
+    }
     match &config.files[..] {
         [] => println!("==> No configuration files loaded"),
         files => println!(

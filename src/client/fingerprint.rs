@@ -276,11 +276,8 @@ pub async fn fingerprint(
     put("unique.advertise.address", cfg.http_addr.clone());
     put("unique.storage.volume", device);
     put("unique.storage.bytestotal", disk_total.to_string());
-    put("nomad.version", crate::VERSION.to_string());
-    put(
-        "nomad.revision",
-        option_env!("NOMAD_GIT_COMMIT").unwrap_or("").to_string(),
-    );
+    put("nomad.version", crate::NOMAD_COMPAT_VERSION.to_string());
+    put("nomad.revision", format!("nomad-rs {}", crate::VERSION));
     put("nomad.service_discovery", "true".to_string());
 
     let update_time = super::task_runner::state::rfc3339(crate::api::now_nanos());

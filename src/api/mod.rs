@@ -8,6 +8,7 @@
 
 pub mod alloc;
 pub mod client;
+pub mod duration;
 pub mod eval;
 pub mod job;
 pub mod node;

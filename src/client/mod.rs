@@ -13,7 +13,6 @@ pub mod alloc_watcher;
 pub mod config;
 pub mod fingerprint;
 pub mod heartbeat;
-pub mod logs;
 pub mod network;
 pub mod task_runner;
 pub mod taskenv;
@@ -27,10 +26,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::api::Node;
-use crate::drivers::{DriverRegistry, LogStream};
+use crate::drivers::DriverRegistry;
 use crate::server::rpc::ServerRpc;
 pub use config::{ClientConfig, ReservedResources};
-pub use logs::{LogChunk, LogError, LogOrigin};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -154,40 +152,12 @@ impl ClientHandle {
 
     /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.
     pub fn alloc_dir(&self, alloc_id: &str) -> Option<PathBuf> {
-        logs::valid_alloc_id(alloc_id).ok()?;
+        // Alloc IDs become path components: only UUID characters are accepted.
+        if alloc_id.is_empty() || !alloc_id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            return None;
+        }
         let dir = self.cfg.alloc_dir(alloc_id);
         dir.is_dir().then_some(dir)
-    }
-
-    /// One pass over a task's logs from `origin`/`offset` to the current end.
-    pub fn read_logs(
-        &self,
-        alloc_id: &str,
-        task: &str,
-        stream: LogStream,
-        origin: LogOrigin,
-        offset: u64,
-    ) -> Result<Vec<LogChunk>, LogError> {
-        let dir = self
-            .alloc_dir(alloc_id)
-            .ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
-        logs::read_logs(&dir, task, stream, origin, offset)
-    }
-
-    /// Follows a task's logs: existing data, then new data as it is written, across
-    /// rotations. The stream ends only when dropped.
-    pub fn follow_logs(
-        &self,
-        alloc_id: &str,
-        task: &str,
-        stream: LogStream,
-        origin: LogOrigin,
-        offset: u64,
-    ) -> Result<logs::LogFollower, LogError> {
-        let dir = self
-            .alloc_dir(alloc_id)
-            .ok_or_else(|| LogError::UnknownAlloc(alloc_id.to_string()))?;
-        logs::LogFollower::new(dir, task, stream, origin, offset)
     }
 
     /// Stops the client. `stop_tasks` (dev mode): kill every task and send the final alloc

@@ -149,48 +149,9 @@ pub fn parse_go_bool(v: &str) -> Option<bool> {
 
 /// Go's `time.ParseDuration` ("300ms", "1.5h", "2h45m", "-1s", "0") in nanoseconds.
 pub fn parse_go_duration(s: &str) -> Option<i128> {
-    let (neg, mut rest) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: f64 = 0.0;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let num = &rest[..num_len];
-        if num.is_empty() || num == "." {
-            return None;
-        }
-        let value: f64 = num.parse().ok()?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = match &rest[..unit_len] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        total += value * unit;
-    }
-    if !total.is_finite() || total > i64::MAX as f64 {
-        return None;
-    }
-    let n = total as i128;
-    Some(if neg { -n } else { n })
+    crate::api::duration::parse_go_duration(s)
+        .ok()
+        .map(i128::from)
 }
 
 /// The server an endpoint needs; a client-only agent has none to answer from. A `?region=`

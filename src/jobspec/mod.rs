@@ -22,7 +22,7 @@ mod body;
 mod canonicalize;
 mod decode;
 pub mod diag;
-pub mod duration;
+pub use crate::api::duration;
 mod eval;
 mod init;
 mod policies;

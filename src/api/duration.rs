@@ -1,5 +1,6 @@
-//! Go `time.Duration` syntax ("30s", "1h30m", "1.5h", "300ms") to nanoseconds and back, because
-//! Nomad's jobspec and its validation messages both speak Go durations.
+//! Go `time.Duration` syntax ("30s", "1h30m", "1.5h", "300ms") to nanoseconds and back: the
+//! one implementation for the jobspec, its validation messages, driver config, task event
+//! texts and the HTTP `wait` parameter, which all speak Go durations.
 
 /// Parses a Go duration string into nanoseconds, with Go's error texts
 /// (`time: invalid duration "x"`, `time: missing unit in duration "1"`, ...).

@@ -152,6 +152,17 @@ impl Agent {
         }
     }
 
+    /// SIGTERM the agent and wait for it to exit (at most 20 s).
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("agent running");
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGTERM);
+        }
+        wait_until(Duration::from_secs(20), "agent exit after SIGTERM", || {
+            child.try_wait().ok().flatten()
+        })
+    }
+
     /// Start the agent again with the same config and data dir.
     pub fn restart(&mut self) {
         self.kill9();

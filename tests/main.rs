@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod agent;
 mod api;
 mod bad_input;
 mod durability;

@@ -117,15 +117,30 @@ fn main() {
     std::thread::sleep(Duration::from_secs(if quick { 3 } else { 10 }));
     println!("idle_rss_mb: {:.1}", rss_kb(agent.0.id()) as f64 / 1024.0);
 
+    // `nomad job run -detach FILE` (parse, register) until the alloc's task is running.
     let mut latencies = Vec::new();
     for i in 0..runs {
         let id = format!("bench{i}");
-        let job = format!(
-            r#"{{"Job":{{"ID":"{id}","Name":"{id}","Type":"service","TaskGroups":[{{"Name":"g","Count":1,"Tasks":[{{"Name":"t","Driver":"raw_exec","Config":{{"command":"/bin/sleep","args":["60"]}},"Resources":{{"CPU":50,"MemoryMB":32}}}}]}}]}}}}"#
-        );
+        let file = agent.1.path().join(format!("{id}.nomad.hcl"));
+        std::fs::write(
+            &file,
+            format!(
+                "job \"{id}\" {{\n  group \"g\" {{\n    task \"t\" {{\n      driver = \"raw_exec\"\n      config {{\n        command = \"/bin/sleep\"\n        args = [\"60\"]\n      }}\n      resources {{\n        cpu = 50\n        memory = 32\n      }}\n    }}\n  }}\n}}\n"
+            ),
+        )
+        .expect("job file");
         let t0 = Instant::now();
-        let (code, body) = http("PUT", port, "/v1/jobs", &job).expect("register");
-        assert_eq!(code, 200, "{body}");
+        let out = Command::new(BIN)
+            .args(["job", "run", "-detach"])
+            .arg(&file)
+            .env("NOMAD_ADDR", format!("http://127.0.0.1:{port}"))
+            .output()
+            .expect("nomad job run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         loop {
             let (_, allocs) =
                 http("GET", port, &format!("/v1/job/{id}/allocations"), "").expect("allocs");

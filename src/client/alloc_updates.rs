@@ -1,5 +1,8 @@
 //! Batches alloc status changes into `Node.UpdateAlloc` calls: changes are coalesced per
-//! alloc (newest wins) and flushed every `interval`; a failed flush keeps them for the next.
+//! alloc (newest wins) and flushed at most once per `interval`; a failed flush keeps them for
+//! the next. The first change after a quiet `interval` goes out at once (Nomad waits a full
+//! 200 ms window every time), so a single alloc's "running" reaches the server without delay
+//! while a burst still costs one call per window.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -25,16 +28,34 @@ pub struct AllocUpdater {
 
 impl AllocUpdater {
     pub async fn run(mut self) {
+        use tokio::time::Instant;
         let mut pending: BTreeMap<String, Allocation> = BTreeMap::new();
-        let mut ticker = tokio::time::interval(self.interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // No flush has happened yet, so the first change may go at once.
+        let mut last_flush = Instant::now() - self.interval;
+        let mut deadline: Option<Instant> = None;
         loop {
+            let sleep_until =
+                deadline.unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
             tokio::select! {
-                // The tick first, so a steady stream of updates cannot starve the flush.
+                // The flush first, so a steady stream of updates cannot starve it.
                 biased;
-                _ = ticker.tick() => self.flush(&mut pending).await,
+                _ = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    self.flush(&mut pending).await;
+                    last_flush = Instant::now();
+                    // A failed flush tries again one window later.
+                    deadline = (!pending.is_empty()).then(|| last_flush + self.interval);
+                }
                 u = self.updates.recv() => match u {
-                    Some(a) => { pending.insert(a.id.clone(), a); }
+                    Some(a) => {
+                        pending.insert(a.id.clone(), a);
+                        // Take whatever else is already queued into the same batch.
+                        while let Ok(a) = self.updates.try_recv() {
+                            pending.insert(a.id.clone(), a);
+                        }
+                        if deadline.is_none() {
+                            deadline = Some((last_flush + self.interval).max(Instant::now()));
+                        }
+                    }
                     None => break,
                 },
                 _ = self.shutdown.cancelled() => break,

@@ -28,7 +28,7 @@ fn invalid_job_lists_every_problem() {
     let job = agent.path("invalid.nomad.hcl");
     std::fs::write(
         &job,
-        "job \"invalid\" {\n  group \"a\" {\n    count = -1\n    task \"t\" {\n      driver = \"mock_driver\"\n    }\n  }\n  group \"b\" {\n  }\n}\n",
+        "job \"invalid\" {\n  group \"a\" {\n    count = -1\n    task \"t\" {\n      driver = \"rwa_exec\"\n    }\n  }\n  group \"b\" {\n  }\n}\n",
     )
     .expect("write");
     let out = agent.nomad(&["job", "validate", job.to_str().expect("path")]);

@@ -1,8 +1,9 @@
 //! Batches alloc status changes into `Node.UpdateAlloc` calls: changes are coalesced per
 //! alloc (newest wins) and flushed at most once per `interval`; a failed flush keeps them for
-//! the next. The first change after a quiet `interval` goes out at once (Nomad waits a full
-//! 200 ms window every time), so a single alloc's "running" reaches the server without delay
-//! while a burst still costs one call per window.
+//! the next. A change of an alloc's client status (pending -> running -> complete) goes out
+//! within `URGENT_GAP` instead of waiting out the window (Nomad always waits 200 ms), so `job
+//! run` sees "running" at once; task-event-only changes still wait for the window, and a burst
+//! of status changes still shares one call per gap.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::api::Allocation;
 use crate::server::rpc::ServerRpc;
+
+/// The least time between two flushes when a client status changed.
+const URGENT_GAP: Duration = Duration::from_millis(5);
 
 /// Attempts at the final flush on shutdown before the updates are dropped.
 const FINAL_FLUSH_ATTEMPTS: u32 = 3;
@@ -30,6 +34,8 @@ impl AllocUpdater {
     pub async fn run(mut self) {
         use tokio::time::Instant;
         let mut pending: BTreeMap<String, Allocation> = BTreeMap::new();
+        // The client status each alloc last had in a flushed update.
+        let mut sent_status: BTreeMap<String, String> = BTreeMap::new();
         // No flush has happened yet, so the first change may go at once.
         let mut last_flush = Instant::now() - self.interval;
         let mut deadline: Option<Instant> = None;
@@ -40,7 +46,20 @@ impl AllocUpdater {
                 // The flush first, so a steady stream of updates cannot starve it.
                 biased;
                 _ = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    let batch: Vec<(String, String)> =
+                        pending.values().map(|a| (a.id.clone(), a.client_status.clone())).collect();
                     self.flush(&mut pending).await;
+                    if pending.is_empty() {
+                        for (id, status) in batch {
+                            // A finished alloc changes no more: forget it, so the map stays as
+                            // small as the set of live allocs.
+                            if matches!(status.as_str(), "complete" | "failed" | "lost") {
+                                sent_status.remove(&id);
+                            } else {
+                                sent_status.insert(id, status);
+                            }
+                        }
+                    }
                     last_flush = Instant::now();
                     // A failed flush tries again one window later.
                     deadline = (!pending.is_empty()).then(|| last_flush + self.interval);
@@ -52,9 +71,12 @@ impl AllocUpdater {
                         while let Ok(a) = self.updates.try_recv() {
                             pending.insert(a.id.clone(), a);
                         }
-                        if deadline.is_none() {
-                            deadline = Some((last_flush + self.interval).max(Instant::now()));
-                        }
+                        let urgent = pending
+                            .values()
+                            .any(|a| sent_status.get(&a.id) != Some(&a.client_status));
+                        let gap = if urgent { URGENT_GAP } else { self.interval };
+                        let due = (last_flush + gap).max(Instant::now());
+                        deadline = Some(deadline.map_or(due, |d| d.min(due)));
                     }
                     None => break,
                 },

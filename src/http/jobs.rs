@@ -14,6 +14,7 @@ use super::error::HttpError;
 use super::query::{blocking, need_server, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
+use crate::api::client::JobValidateResponse;
 use crate::api::{AllocListStub, Job, JobListStub, JobRegisterRequest};
 use crate::server::endpoints::job as job_ep;
 use crate::server::state::Table;
@@ -270,6 +271,45 @@ struct ParseRequest {
 }
 
 /// HCL to JSON on the server side; answers the bare Job object.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct ValidateRequest {
+    job: Option<Job>,
+}
+
+/// `PUT|POST /v1/validate/job`: what registering the job would reject or warn about, without
+/// registering it.
+pub async fn validate(State(st): State<HttpState>, req: Req, body: Bytes) -> Response {
+    validate_inner(&st, &req, &body)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn validate_inner(st: &HttpState, req: &Req, body: &Bytes) -> Result<Response, HttpError> {
+    if req.method != Method::PUT && req.method != Method::POST {
+        return Err(HttpError::MethodNotAllowed);
+    }
+    let server = need_server(st, req)?;
+    let args: ValidateRequest = decode(body)?;
+    let job = args
+        .job
+        .ok_or_else(|| HttpError::BadRequest("Job must be specified".to_string()))?;
+    let resp = match job_ep::check(server, job) {
+        Ok((_, warnings)) => JobValidateResponse {
+            driver_config_validated: true,
+            warnings: crate::jobspec::format_warnings(&warnings),
+            ..Default::default()
+        },
+        Err(errors) => JobValidateResponse {
+            driver_config_validated: true,
+            error: crate::jobspec::format_multierror(&errors),
+            validation_errors: Some(errors),
+            warnings: String::new(),
+        },
+    };
+    Ok(json(&resp, req.pretty(), None))
+}
+
 pub async fn parse(req: Req, body: Bytes) -> Response {
     parse_inner(&req, &body)
         .await

@@ -90,6 +90,7 @@ pub fn router(state: HttpState) -> Router {
     Router::new()
         .route("/v1/jobs", any(jobs::jobs))
         .route("/v1/jobs/parse", any(jobs::parse))
+        .route("/v1/validate/job", any(jobs::validate))
         .route("/v1/job/{*rest}", any(jobs::job_specific))
         .route("/v1/allocations", any(objects::allocs_list))
         .route("/v1/allocation/{*rest}", any(objects::alloc_specific))

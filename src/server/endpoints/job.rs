@@ -5,20 +5,71 @@ use crate::jobspec;
 use crate::server::fsm::Command;
 use crate::server::{Server, ServerError};
 
-use crate::jobspec::format_warnings;
+use crate::jobspec::{format_multierror, format_warnings};
+
+/// Task drivers Nomad ships or that are commonly installed as plugins. A job may also use any
+/// driver a registered node reports; anything else is a typo, caught at registration.
+pub const KNOWN_DRIVERS: &[&str] = &[
+    "docker",
+    "exec",
+    "exec2",
+    "raw_exec",
+    "java",
+    "qemu",
+    "podman",
+    "containerd-driver",
+    "mock_driver",
+];
+
+/// What Job.Register and Job.Validate check: Nomad's server-side defaults and validation, plus
+/// a driver name no node reports and Nomad does not know. Returns the canonical job and its
+/// warnings, or every problem found.
+pub fn check(server: &Server, mut job: Job) -> Result<(Job, Vec<String>), Vec<String>> {
+    jobspec::canonicalize(&mut job);
+    let mut errors = Vec::new();
+    let warnings = match jobspec::validate(&job) {
+        Ok(w) => w,
+        Err(e) => {
+            errors.extend(e.errors);
+            Vec::new()
+        }
+    };
+    let snap = server.state().snapshot();
+    let nodes = snap.nodes_list();
+    for tg in &job.task_groups {
+        for task in &tg.tasks {
+            let d = task.driver.as_str();
+            if d.is_empty()
+                || KNOWN_DRIVERS.contains(&d)
+                || nodes.iter().any(|n| n.drivers.contains_key(d))
+            {
+                continue;
+            }
+            errors.push(format!(
+                "Task \"{}\" in group \"{}\" uses unknown driver \"{d}\": no node reports it and it is not a Nomad driver",
+                task.name, tg.name
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok((job, warnings))
+    } else {
+        Err(errors)
+    }
+}
 
 /// Register (create or update) a job and create the eval that schedules it.
 pub async fn register(
     server: &Server,
     req: JobRegisterRequest,
 ) -> Result<JobRegisterResponse, ServerError> {
-    let Some(mut job) = req.job else {
+    let Some(job) = req.job else {
         return Err(ServerError::BadRequest(
             "missing job for registration".to_string(),
         ));
     };
-    jobspec::canonicalize(&mut job);
-    let warnings = jobspec::validate(&job).map_err(|e| ServerError::BadRequest(e.to_string()))?;
+    let (job, warnings) =
+        check(server, job).map_err(|errors| ServerError::BadRequest(format_multierror(&errors)))?;
 
     let snap = server.state().snapshot();
     let existing = snap.job_by_id(&job.namespace, &job.id);

@@ -108,3 +108,112 @@ impl AllocUpdater {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::api::Node;
+    use crate::server::rpc::{ClientAllocs, NodeUpdateResponse, RpcError};
+
+    /// Records when each `Node.UpdateAlloc` arrived and what it carried.
+    #[derive(Default)]
+    struct Recorder {
+        calls: Mutex<Vec<(Instant, Vec<(String, String)>)>>,
+    }
+
+    #[async_trait]
+    impl ServerRpc for Recorder {
+        async fn node_register(&self, _: Node) -> Result<NodeUpdateResponse, RpcError> {
+            Ok(NodeUpdateResponse::default())
+        }
+        async fn node_update_status(
+            &self,
+            _: &str,
+            _: &str,
+        ) -> Result<NodeUpdateResponse, RpcError> {
+            Ok(NodeUpdateResponse::default())
+        }
+        async fn node_update_alloc(
+            &self,
+            _: &str,
+            allocs: Vec<Allocation>,
+        ) -> Result<u64, RpcError> {
+            let batch = allocs
+                .into_iter()
+                .map(|a| (a.id, a.client_status))
+                .collect();
+            self.calls
+                .lock()
+                .map(|mut c| c.push((Instant::now(), batch)))
+                .ok();
+            Ok(1)
+        }
+        async fn node_get_client_allocs(
+            &self,
+            _: &str,
+            _: u64,
+            _: Duration,
+        ) -> Result<ClientAllocs, RpcError> {
+            Ok(ClientAllocs::default())
+        }
+    }
+
+    fn update(id: &str, status: &str) -> Allocation {
+        Allocation {
+            id: id.to_string(),
+            client_status: status.to_string(),
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn status_changes_go_out_at_once_and_event_only_changes_wait_for_the_window() {
+        let rpc = Arc::new(Recorder::default());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let shutdown = CancellationToken::new();
+        let updater = AllocUpdater {
+            rpc: rpc.clone(),
+            node_id: "n".into(),
+            interval: Duration::from_millis(200),
+            updates: rx,
+            shutdown: shutdown.clone(),
+        };
+        let task = tokio::spawn(updater.run());
+        let t0 = Instant::now();
+        let calls = || rpc.calls.lock().map(|c| c.clone()).unwrap_or_default();
+
+        tx.send(update("a", "pending")).ok();
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        tx.send(update("a", "running")).ok();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let c = calls();
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert!(
+            c[1].0 - t0 <= URGENT_GAP + Duration::from_millis(2),
+            "running sent at once: {:?}",
+            c[1].0 - t0
+        );
+
+        // Same status, new task events only: coalesced into the next window.
+        tx.send(update("a", "running")).ok();
+        tx.send(update("a", "running")).ok();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(calls().len(), 2, "not yet: the window is 200 ms");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let c = calls();
+        assert_eq!(c.len(), 3);
+        assert_eq!(
+            c[2].1,
+            vec![("a".to_string(), "running".to_string())],
+            "one coalesced update"
+        );
+
+        shutdown.cancel();
+        task.await.ok();
+    }
+}

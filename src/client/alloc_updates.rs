@@ -120,10 +120,13 @@ mod tests {
     use crate::api::Node;
     use crate::server::rpc::{ClientAllocs, NodeUpdateResponse, RpcError};
 
-    /// Records when each `Node.UpdateAlloc` arrived and what it carried.
+    /// One `Node.UpdateAlloc`: when it arrived, and (alloc ID, client status) pairs.
+    type Call = (Instant, Vec<(String, String)>);
+
+    /// Records every `Node.UpdateAlloc`.
     #[derive(Default)]
     struct Recorder {
-        calls: Mutex<Vec<(Instant, Vec<(String, String)>)>>,
+        calls: Mutex<Vec<Call>>,
     }
 
     #[async_trait]

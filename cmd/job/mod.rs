@@ -78,13 +78,13 @@ impl JobFileArgs {
                 path.display().to_string()
             ));
         }
-        let parsed = if self.json {
-            parse_json_job(path)
-        } else {
-            let vars = self.variables()?;
-            jobspec::parse_file(path, &vars).map_err(anyhow::Error::from)
-        };
-        parsed.map_err(|e| anyhow!("Error parsing job file from {}:\n{e:#}", path.display()))
+        if self.json {
+            return parse_json_job(path)
+                .map_err(|e| anyhow!("Error parsing job file from {}:\n{e:#}", path.display()));
+        }
+        // The jobspec's own error already reads "Error parsing job file from F:\n...".
+        let vars = self.variables()?;
+        jobspec::parse_file(path, &vars).map_err(anyhow::Error::from)
     }
 
     /// `-` reads the job from stdin. The parser takes a path, so the text goes through a

@@ -108,3 +108,37 @@ fn bad_agent_config_is_a_clear_error() {
     let text = stdout(&out) + &stderr(&out);
     assert!(text.contains("agent.hcl"), "names the file: {text}");
 }
+
+#[test]
+fn agent_flags_override_the_config_file() {
+    let data = tempfile::tempdir().expect("tmp");
+    let agent = Agent::start(AgentOpts {
+        dev: false,
+        data_dir: false,
+        flags: [
+            "-server",
+            "-client",
+            "-bootstrap-expect=1",
+            "-bind=127.0.0.1",
+            "-node=flagged",
+            "-dc=dc7",
+            "-region=r1",
+            "-log-level=WARN",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("-data-dir={}", data.path().display())])
+        .collect(),
+    });
+    let me = agent.get("/v1/agent/self");
+    assert_eq!(me["config"]["Region"], "r1");
+    assert_eq!(me["config"]["Datacenter"], "dc7");
+    assert_eq!(me["config"]["NodeName"], "flagged");
+    let nodes = agent.get("/v1/nodes?region=r1");
+    assert_eq!(nodes[0]["Name"], "flagged");
+    assert_eq!(nodes[0]["Datacenter"], "dc7");
+    assert!(
+        data.path().join("server").is_dir(),
+        "raft state under -data-dir"
+    );
+}

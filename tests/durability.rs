@@ -24,6 +24,7 @@ fn kill_9_and_restart_restores_every_job_alloc_and_eval() {
     let mut agent = Agent::start(AgentOpts {
         dev: false,
         data_dir: true,
+        ..Default::default()
     });
     for (name, count) in [("alpha", 2), ("beta", 1)] {
         let path = agent.path(&format!("{name}.nomad.hcl"));

@@ -45,6 +45,8 @@ pub struct AgentOpts {
     pub dev: bool,
     /// Persist state in `<dir>/data` (the durability test).
     pub data_dir: bool,
+    /// More `nomad agent` flags, after `-config`.
+    pub flags: Vec<String>,
 }
 
 impl Default for AgentOpts {
@@ -52,6 +54,7 @@ impl Default for AgentOpts {
         AgentOpts {
             dev: true,
             data_dir: false,
+            flags: Vec::new(),
         }
     }
 }
@@ -80,6 +83,7 @@ impl Agent {
             args.push("-dev".to_string());
         }
         args.push(format!("-config={}", config_path.display()));
+        args.extend(opts.flags.iter().cloned());
         let mut agent = Agent {
             child: None,
             dir,

@@ -434,3 +434,162 @@ pub struct JobDeregisterResponse {
     pub volume_eval_id: String,
     pub volume_eval_index: u64,
 }
+
+// Typed forms of the jobspec blocks that the job structs above still carry as
+// `serde_json::Value` (other components read those fields as JSON). The jobspec decoder
+// builds these and stores their JSON, so the field names are Nomad's api ones exactly.
+
+/// Nomad's `api.Affinity`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Affinity {
+    #[serde(rename = "LTarget")]
+    pub l_target: String,
+    pub operand: String,
+    #[serde(rename = "RTarget")]
+    pub r_target: String,
+    pub weight: Option<i8>,
+}
+
+/// Nomad's `api.Spread`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Spread {
+    pub attribute: String,
+    pub spread_target: Option<Vec<SpreadTarget>>,
+    pub weight: Option<i8>,
+}
+
+/// Nomad's `api.SpreadTarget`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct SpreadTarget {
+    pub percent: u8,
+    pub value: String,
+}
+
+/// Nomad's `api.PeriodicConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct PeriodicConfig {
+    pub enabled: Option<bool>,
+    pub prohibit_overlap: Option<bool>,
+    pub spec: Option<String>,
+    pub spec_type: Option<String>,
+    pub specs: Option<Vec<String>>,
+    pub time_zone: Option<String>,
+}
+
+/// Nomad's `api.ParameterizedJobConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct ParameterizedJobConfig {
+    pub meta_optional: Option<Vec<String>>,
+    pub meta_required: Option<Vec<String>>,
+    pub payload: String,
+}
+
+/// Nomad's `api.DispatchPayloadConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct DispatchPayloadConfig {
+    pub file: String,
+}
+
+/// Nomad's `api.TaskLifecycle`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct TaskLifecycle {
+    pub hook: String,
+    pub sidecar: bool,
+}
+
+/// Nomad's `api.Template`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Template {
+    pub change_mode: Option<String>,
+    pub change_script: Option<Value>,
+    pub change_signal: Option<String>,
+    pub dest_path: Option<String>,
+    pub embedded_tmpl: Option<String>,
+    pub envvars: Option<bool>,
+    pub err_missing_key: Option<bool>,
+    pub gid: Option<i64>,
+    pub left_delim: Option<String>,
+    pub once: Option<bool>,
+    pub perms: Option<String>,
+    pub right_delim: Option<String>,
+    pub source_path: Option<String>,
+    pub splay: Option<i64>,
+    pub uid: Option<i64>,
+    pub vault_grace: Option<i64>,
+    pub wait: Option<WaitConfig>,
+}
+
+/// Nomad's `api.WaitConfig` (nanoseconds).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct WaitConfig {
+    pub max: Option<i64>,
+    pub min: Option<i64>,
+}
+
+/// Nomad's `api.TaskArtifact`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct TaskArtifact {
+    pub chown: bool,
+    pub getter_headers: Option<BTreeMap<String, String>>,
+    pub getter_insecure: Option<bool>,
+    pub getter_mode: Option<String>,
+    pub getter_options: Option<BTreeMap<String, String>>,
+    pub getter_source: Option<String>,
+    pub relative_dest: Option<String>,
+}
+
+/// Nomad's `api.VolumeRequest`; a group's `Volumes` maps names to these.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VolumeRequest {
+    pub access_mode: String,
+    pub attachment_mode: String,
+    pub mount_options: Option<CsiMountOptions>,
+    pub name: String,
+    pub per_alloc: bool,
+    pub read_only: bool,
+    pub source: String,
+    pub sticky: bool,
+    pub r#type: String,
+}
+
+/// Nomad's `api.CSIMountOptions`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct CsiMountOptions {
+    #[serde(rename = "FSType")]
+    pub fs_type: String,
+    pub mount_flags: Option<Vec<String>>,
+}
+
+/// Nomad's `api.VolumeMount`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VolumeMount {
+    pub destination: Option<String>,
+    pub propagation_mode: Option<String>,
+    pub read_only: Option<bool>,
+    #[serde(rename = "SELinuxLabel")]
+    pub selinux_label: Option<String>,
+    pub volume: Option<String>,
+}
+
+/// Nomad's `api.DisconnectStrategy` (durations in nanoseconds).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct DisconnectStrategy {
+    pub lost_after: Option<i64>,
+    pub reconcile: Option<String>,
+    pub replace: Option<bool>,
+    pub stop_on_client_after: Option<i64>,
+}

@@ -6,6 +6,7 @@ use hcl_edit::Span;
 
 use crate::api::{Constraint, Job, NetworkResource, Port, Task, TaskGroup, JOB_TYPE_SERVICE};
 
+use super::blocks;
 use super::body::{block_def_span, Content, Decoder};
 use super::diag::{Diagnostic, SourceMap};
 use super::eval::EvalContext;
@@ -158,6 +159,14 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         node_pool: dec.string(c.attr("node_pool")).unwrap_or_default(),
         meta: dec.string_map(&c, "meta"),
         constraints: constraints(dec, &c),
+        affinities: blocks::affinities(dec, &c),
+        spreads: blocks::spreads(dec, &c),
+        periodic: dec
+            .single(&c, "periodic")
+            .and_then(|b| blocks::periodic(dec, b)),
+        parameterized_job: dec
+            .single(&c, "parameterized")
+            .and_then(|b| blocks::parameterized(dec, b)),
         ..Job::default()
     };
     let policies = JobPolicies {
@@ -283,6 +292,12 @@ fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
         ephemeral_disk,
         networks: (!networks.is_empty()).then_some(networks),
         services: decode_services(dec, c.blocks("service")),
+        affinities: blocks::affinities(dec, &c),
+        spreads: blocks::spreads(dec, &c),
+        volumes: blocks::volumes(dec, &c),
+        disconnect: dec
+            .single(&c, "disconnect")
+            .and_then(|b| blocks::disconnect(dec, b)),
         tasks,
         ..TaskGroup::default()
     }
@@ -326,6 +341,16 @@ fn decode_task(
         log_config,
         shutdown_delay: dec.duration(c.attr("shutdown_delay")).unwrap_or(0),
         services: decode_services(dec, c.blocks("service")),
+        affinities: blocks::affinities(dec, &c),
+        lifecycle: dec
+            .single(&c, "lifecycle")
+            .and_then(|b| blocks::lifecycle(dec, b)),
+        dispatch_payload: dec
+            .single(&c, "dispatch_payload")
+            .and_then(|b| blocks::dispatch_payload(dec, b)),
+        templates: blocks::templates(dec, &c),
+        artifacts: blocks::artifacts(dec, &c),
+        volume_mounts: blocks::volume_mounts(dec, &c),
         ..Task::default()
     }
 }

@@ -18,6 +18,7 @@
 //!
 //! This module owns the jobspec language; it must not reach into server or client state.
 
+mod blocks;
 mod body;
 mod canonicalize;
 mod decode;

@@ -35,13 +35,13 @@ pub const JOB_SCHEMA: Schema = Schema {
         ("reschedule", &[]),
         ("migrate", &[]),
         ("meta", &[]),
+        ("affinity", &[]),
+        ("spread", &[]),
+        ("periodic", &[]),
+        ("parameterized", &[]),
     ],
     pending: &[
-        "affinity",
-        "spread",
         "multiregion",
-        "periodic",
-        "parameterized",
         "ui",
         "vault",
         "secret",
@@ -71,17 +71,12 @@ pub const GROUP_SCHEMA: Schema = Schema {
         ("migrate", &[]),
         ("network", &[]),
         ("meta", &[]),
+        ("affinity", &[]),
+        ("spread", &[]),
+        ("volume", &["name"]),
+        ("disconnect", &[]),
     ],
-    pending: &[
-        "affinity",
-        "spread",
-        "volume",
-        "disconnect",
-        "scaling",
-        "consul",
-        "vault",
-        "secret",
-    ],
+    pending: &["scaling", "consul", "vault", "secret"],
 };
 
 pub const TASK_SCHEMA: Schema = Schema {
@@ -104,16 +99,16 @@ pub const TASK_SCHEMA: Schema = Schema {
         ("constraint", &[]),
         ("restart", &[]),
         ("logs", &[]),
+        ("lifecycle", &[]),
+        ("affinity", &[]),
+        ("artifact", &[]),
+        ("template", &[]),
+        ("dispatch_payload", &[]),
+        ("volume_mount", &[]),
     ],
     pending: &[
-        "lifecycle",
-        "affinity",
-        "artifact",
         "vault",
         "consul",
-        "template",
-        "dispatch_payload",
-        "volume_mount",
         "csi_plugin",
         "scaling",
         "secret",
@@ -226,4 +221,137 @@ pub const PORT_SCHEMA: Schema = Schema {
     attrs: &["static", "to", "host_network"],
     blocks: &[],
     pending: &["ignore_collision"],
+};
+
+pub const AFFINITY_SCHEMA: Schema = Schema {
+    attrs: &[
+        "attribute",
+        "value",
+        "operator",
+        "weight",
+        "version",
+        "semver",
+        "regexp",
+        "set_contains",
+        "set_contains_all",
+        "set_contains_any",
+    ],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const SPREAD_SCHEMA: Schema = Schema {
+    attrs: &["attribute", "weight"],
+    blocks: &[("target", &["value"])],
+    pending: &[],
+};
+
+pub const SPREAD_TARGET_SCHEMA: Schema = Schema {
+    attrs: &["percent"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const PERIODIC_SCHEMA: Schema = Schema {
+    attrs: &["cron", "crons", "prohibit_overlap", "time_zone", "enabled"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const PARAMETERIZED_SCHEMA: Schema = Schema {
+    attrs: &["payload", "meta_required", "meta_optional"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const DISPATCH_PAYLOAD_SCHEMA: Schema = Schema {
+    attrs: &["file"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const LIFECYCLE_SCHEMA: Schema = Schema {
+    attrs: &["hook", "sidecar"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const TEMPLATE_SCHEMA: Schema = Schema {
+    attrs: &[
+        "source",
+        "destination",
+        "data",
+        "change_mode",
+        "change_signal",
+        "once",
+        "splay",
+        "perms",
+        "uid",
+        "gid",
+        "left_delimiter",
+        "right_delimiter",
+        "env",
+        "vault_grace",
+        "error_on_missing_key",
+    ],
+    blocks: &[("wait", &[])],
+    pending: &["change_script"],
+};
+
+pub const WAIT_SCHEMA: Schema = Schema {
+    attrs: &["min", "max"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const ARTIFACT_SCHEMA: Schema = Schema {
+    attrs: &[
+        "source",
+        "destination",
+        "mode",
+        "insecure",
+        "chown",
+        "options",
+        "headers",
+    ],
+    blocks: &[("options", &[]), ("headers", &[])],
+    pending: &[],
+};
+
+pub const VOLUME_SCHEMA: Schema = Schema {
+    attrs: &[
+        "type",
+        "source",
+        "read_only",
+        "sticky",
+        "access_mode",
+        "attachment_mode",
+        "per_alloc",
+    ],
+    blocks: &[("mount_options", &[])],
+    pending: &[],
+};
+
+pub const MOUNT_OPTIONS_SCHEMA: Schema = Schema {
+    attrs: &["fs_type", "mount_flags"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const VOLUME_MOUNT_SCHEMA: Schema = Schema {
+    attrs: &[
+        "volume",
+        "destination",
+        "read_only",
+        "propagation_mode",
+        "selinux_label",
+    ],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const DISCONNECT_SCHEMA: Schema = Schema {
+    attrs: &["lost_after", "stop_on_client_after", "replace", "reconcile"],
+    blocks: &[],
+    pending: &[],
 };

@@ -9,6 +9,7 @@ use crate::api::{
     SECOND,
 };
 
+use super::canonicalize_blocks;
 use super::policies::{
     default_ephemeral_disk, default_log_config, default_migrate, default_reschedule,
     default_resources, default_restart, default_update,
@@ -57,6 +58,7 @@ pub fn canonicalize(job: &mut Job) {
         canonicalize_group(tg, &job_type, job_update.as_ref());
     }
     services::canonicalize_services(job);
+    canonicalize_blocks::canonicalize_blocks(job);
     // The update strategy now lives in the groups; the job keeps only stagger and
     // max_parallel (and is all zero when updates are off), as ApiJobToStructJob does.
     job.update = Some(match job_update {

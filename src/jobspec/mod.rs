@@ -21,6 +21,7 @@
 mod blocks;
 mod body;
 mod canonicalize;
+mod canonicalize_blocks;
 mod decode;
 pub mod diag;
 pub use crate::api::duration;

@@ -106,6 +106,7 @@ pub(super) const REFERENCE_EXAMPLE_WITH_SERVICE: &str = r#"job "example" {
 }
 "#;
 
+mod block_defaults;
 mod blocks;
 mod defaults;
 mod parse;

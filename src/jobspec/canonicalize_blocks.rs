@@ -1,0 +1,143 @@
+//! Nomad's api Canonicalize defaults for the blocks the job structs carry as JSON
+//! (affinity, spread, periodic, template, artifact, volume_mount, disconnect). Each value is
+//! read back as its typed api struct, completed, and stored again; a value that is not the
+//! expected shape (e.g. hand-written JSON) is left as it is for validation to judge.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::api::{
+    Affinity, DisconnectStrategy, Job, PeriodicConfig, Spread, TaskArtifact, Template, VolumeMount,
+    SECOND,
+};
+
+use super::blocks::to_json;
+
+/// Nomad's default affinity and spread weight.
+pub const DEFAULT_WEIGHT: i8 = 50;
+
+/// Applies `f` to the typed form of `slot`, if it holds one.
+fn with_typed<T: DeserializeOwned + Serialize>(slot: &mut Option<Value>, f: impl FnOnce(&mut T)) {
+    let Some(v) = slot.as_ref() else { return };
+    let Ok(mut typed) = serde_json::from_value::<T>(v.clone()) else {
+        return;
+    };
+    f(&mut typed);
+    if let Some(v) = to_json(&typed) {
+        *slot = Some(v);
+    }
+}
+
+fn each<T: DeserializeOwned + Serialize>(slot: &mut Option<Value>, mut f: impl FnMut(&mut T)) {
+    with_typed::<Vec<T>>(slot, |list| list.iter_mut().for_each(&mut f));
+}
+
+fn affinity(a: &mut Affinity) {
+    a.weight.get_or_insert(DEFAULT_WEIGHT);
+}
+
+fn spread(s: &mut Spread) {
+    s.weight.get_or_insert(DEFAULT_WEIGHT);
+}
+
+fn periodic(p: &mut PeriodicConfig) {
+    p.enabled.get_or_insert(true);
+    p.spec.get_or_insert_with(String::new);
+    p.specs.get_or_insert_with(Vec::new);
+    p.spec_type.get_or_insert_with(|| "cron".to_string());
+    p.prohibit_overlap.get_or_insert(false);
+    if p.time_zone.as_deref().is_none_or(str::is_empty) {
+        p.time_zone = Some("UTC".to_string());
+    }
+}
+
+fn template(t: &mut Template) {
+    t.source_path.get_or_insert_with(String::new);
+    t.dest_path.get_or_insert_with(String::new);
+    t.embedded_tmpl.get_or_insert_with(String::new);
+    let mode = t.change_mode.get_or_insert_with(|| "restart".to_string());
+    t.change_signal = Some(match t.change_signal.take() {
+        Some(sig) => sig.to_uppercase(),
+        None if mode == "signal" => "SIGHUP".to_string(),
+        None => String::new(),
+    });
+    t.once.get_or_insert(false);
+    t.splay.get_or_insert(5 * SECOND);
+    t.perms.get_or_insert_with(|| "0644".to_string());
+    t.left_delim.get_or_insert_with(|| "{{".to_string());
+    t.right_delim.get_or_insert_with(|| "}}".to_string());
+    t.envvars.get_or_insert(false);
+    t.err_missing_key.get_or_insert(false);
+    t.vault_grace.get_or_insert(0);
+}
+
+fn artifact(a: &mut TaskArtifact) {
+    let mode = a
+        .getter_mode
+        .get_or_insert_with(|| "any".to_string())
+        .clone();
+    a.getter_insecure.get_or_insert(false);
+    let source = a.getter_source.get_or_insert_with(String::new).clone();
+    if a.getter_options.as_ref().is_some_and(|m| m.is_empty()) {
+        a.getter_options = None;
+    }
+    if a.getter_headers.as_ref().is_some_and(|m| m.is_empty()) {
+        a.getter_headers = None;
+    }
+    if a.relative_dest.is_none() {
+        // A single file lands under local/ by its own name; anything else unpacks into local/.
+        a.relative_dest = Some(if mode == "file" {
+            // filepath.Join cleans "local/." and "local//" down to "local".
+            match path_base(&source) {
+                "." | "/" => "local".to_string(),
+                base => format!("local/{base}"),
+            }
+        } else {
+            "local/".to_string()
+        });
+    }
+}
+
+/// Go's path.Base: the last element after trailing slashes are removed ("." for "",
+/// "/" for all slashes).
+fn path_base(p: &str) -> &str {
+    if p.is_empty() {
+        return ".";
+    }
+    let trimmed = p.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/";
+    }
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+fn volume_mount(m: &mut VolumeMount) {
+    m.propagation_mode
+        .get_or_insert_with(|| "private".to_string());
+    m.read_only.get_or_insert(false);
+    m.selinux_label.get_or_insert_with(String::new);
+}
+
+fn disconnect(d: &mut DisconnectStrategy) {
+    d.replace.get_or_insert(true);
+    d.reconcile.get_or_insert_with(|| "best_score".to_string());
+}
+
+/// The api Canonicalize defaults of these blocks across the whole job.
+pub fn canonicalize_blocks(job: &mut Job) {
+    each(&mut job.affinities, affinity);
+    each(&mut job.spreads, spread);
+    with_typed(&mut job.periodic, periodic);
+    for tg in &mut job.task_groups {
+        each(&mut tg.affinities, affinity);
+        each(&mut tg.spreads, spread);
+        with_typed(&mut tg.disconnect, disconnect);
+        for t in &mut tg.tasks {
+            each(&mut t.affinities, affinity);
+            each(&mut t.templates, template);
+            each(&mut t.artifacts, artifact);
+            each(&mut t.volume_mounts, volume_mount);
+        }
+    }
+}

@@ -509,7 +509,7 @@ pub struct TaskLifecycle {
 #[serde(default, rename_all = "PascalCase")]
 pub struct Template {
     pub change_mode: Option<String>,
-    pub change_script: Option<Value>,
+    pub change_script: Option<ChangeScript>,
     pub change_signal: Option<String>,
     pub dest_path: Option<String>,
     pub embedded_tmpl: Option<String>,
@@ -525,6 +525,17 @@ pub struct Template {
     pub uid: Option<i64>,
     pub vault_grace: Option<i64>,
     pub wait: Option<WaitConfig>,
+}
+
+/// Nomad's `api.ChangeScript` (timeout in nanoseconds).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct ChangeScript {
+    pub args: Option<Vec<String>>,
+    pub command: Option<String>,
+    pub fail_on_error: Option<bool>,
+    pub run_on_first_render: Option<bool>,
+    pub timeout: Option<i64>,
 }
 
 /// Nomad's `api.WaitConfig` (nanoseconds).

@@ -11,9 +11,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::{
-    Affinity, CsiMountOptions, DisconnectStrategy, DispatchPayloadConfig, ParameterizedJobConfig,
-    PeriodicConfig, Spread, SpreadTarget, TaskArtifact, TaskLifecycle, Template, VolumeMount,
-    VolumeRequest, WaitConfig, SECOND,
+    Affinity, ChangeScript, CsiMountOptions, DisconnectStrategy, DispatchPayloadConfig,
+    ParameterizedJobConfig, PeriodicConfig, Spread, SpreadTarget, TaskArtifact, TaskLifecycle,
+    Template, VolumeMount, VolumeRequest, WaitConfig, SECOND,
 };
 
 use super::body::{Content, Decoder};
@@ -210,7 +210,9 @@ fn template(dec: &mut Decoder, b: &Block) -> Template {
             dec.string(c.attr("change_mode"))
                 .unwrap_or_else(|| "restart".to_string()),
         ),
-        change_script: None,
+        change_script: dec
+            .single(&c, "change_script")
+            .map(|sb| change_script(dec, sb)),
         change_signal: dec.string(c.attr("change_signal")),
         once: dec.bool(c.attr("once")),
         splay: Some(dec.duration(c.attr("splay")).unwrap_or(5 * SECOND)),
@@ -226,6 +228,21 @@ fn template(dec: &mut Decoder, b: &Block) -> Template {
         vault_grace: dec.duration(c.attr("vault_grace")),
         wait,
         err_missing_key: Some(dec.bool(c.attr("error_on_missing_key")).unwrap_or(false)),
+    }
+}
+
+/// A template's `change_script`, with normalizeChangeScript's defaults; `command` and
+/// `fail_on_error` are required by the api's hcl tags.
+fn change_script(dec: &mut Decoder, b: &Block) -> ChangeScript {
+    let c = dec.content(&b.body, &CHANGE_SCRIPT_SCHEMA);
+    required(dec, b, &c, "command");
+    required(dec, b, &c, "fail_on_error");
+    ChangeScript {
+        command: dec.string(c.attr("command")),
+        args: Some(dec.string_list(c.attr("args")).unwrap_or_default()),
+        timeout: Some(dec.duration(c.attr("timeout")).unwrap_or(5 * SECOND)),
+        fail_on_error: Some(dec.bool(c.attr("fail_on_error")).unwrap_or(false)),
+        run_on_first_render: Some(dec.bool(c.attr("run_on_first_render")).unwrap_or(false)),
     }
 }
 

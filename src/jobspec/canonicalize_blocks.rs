@@ -62,6 +62,13 @@ fn template(t: &mut Template) {
         None if mode == "signal" => "SIGHUP".to_string(),
         None => String::new(),
     });
+    if let Some(cs) = &mut t.change_script {
+        cs.command.get_or_insert_with(String::new);
+        cs.args.get_or_insert_with(Vec::new);
+        cs.timeout.get_or_insert(5 * SECOND);
+        cs.fail_on_error.get_or_insert(false);
+        cs.run_on_first_render.get_or_insert(false);
+    }
     t.once.get_or_insert(false);
     t.splay.get_or_insert(5 * SECOND);
     t.perms.get_or_insert_with(|| "0644".to_string());

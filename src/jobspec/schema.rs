@@ -294,8 +294,20 @@ pub const TEMPLATE_SCHEMA: Schema = Schema {
         "vault_grace",
         "error_on_missing_key",
     ],
-    blocks: &[("wait", &[])],
-    pending: &["change_script"],
+    blocks: &[("wait", &[]), ("change_script", &[])],
+    pending: &[],
+};
+
+pub const CHANGE_SCRIPT_SCHEMA: Schema = Schema {
+    attrs: &[
+        "command",
+        "args",
+        "timeout",
+        "fail_on_error",
+        "run_on_first_render",
+    ],
+    blocks: &[],
+    pending: &[],
 };
 
 pub const WAIT_SCHEMA: Schema = Schema {

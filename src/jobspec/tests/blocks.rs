@@ -353,3 +353,40 @@ fn unknown_arguments_in_new_blocks_are_reported() {
         "{err}"
     );
 }
+
+#[test]
+fn template_change_script() {
+    let v = job_json(
+        r#"job "a" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      template {
+        data        = "x"
+        destination = "local/x"
+        change_mode = "script"
+        change_script {
+          command       = "/bin/reload"
+          fail_on_error = true
+        }
+      }
+    }
+  }
+}
+"#,
+    );
+    assert_eq!(
+        v["TaskGroups"][0]["Tasks"][0]["Templates"][0]["ChangeScript"],
+        json!({"Command": "/bin/reload", "Args": [], "Timeout": 5_000_000_000i64,
+               "FailOnError": true, "RunOnFirstRender": false})
+    );
+    let err = parse_err(
+        "job \"a\" {\n  task \"t\" {\n    template {\n      change_script {\n        command = \"x\"\n      }\n    }\n  }\n}\n",
+    );
+    assert!(
+        err.contains(
+            "test.hcl:6,7-8: Missing required argument; The argument \"fail_on_error\" is required"
+        ),
+        "{err}"
+    );
+}

@@ -126,9 +126,14 @@ fn volume_mount(m: &mut VolumeMount) {
     m.selinux_label.get_or_insert_with(String::new);
 }
 
+/// api and structs Canonicalize; the stored `LostAfter` is a plain duration (0 when unset)
+/// and an empty reconcile counts as unset.
 fn disconnect(d: &mut DisconnectStrategy) {
+    d.lost_after.get_or_insert(0);
     d.replace.get_or_insert(true);
-    d.reconcile.get_or_insert_with(|| "best_score".to_string());
+    if d.reconcile.as_deref().is_none_or(str::is_empty) {
+        d.reconcile = Some("best_score".to_string());
+    }
 }
 
 /// The api Canonicalize defaults of these blocks across the whole job.

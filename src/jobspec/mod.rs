@@ -9,12 +9,14 @@
 //! `policies`), since afterwards "unset" can no longer be told from "zero".
 //!
 //! Blocks decoded in this cut: job (type, priority, datacenters, region, namespace, node_pool,
-//! all_at_once, meta, constraint, update, reschedule, migrate, task), group (count, constraint,
-//! restart, reschedule, ephemeral_disk, meta, network, update, migrate, service, shutdown_delay
-//! and the disconnect-era attributes), task (driver, config, env, meta, resources, constraint,
-//! restart, kill_timeout, kill_signal, leader, user, logs, shutdown_delay, service), and
+//! all_at_once, meta, constraint, affinity, spread, periodic, parameterized, update,
+//! reschedule, migrate, task), group (count, constraint, affinity, spread, restart, reschedule,
+//! ephemeral_disk, meta, network, update, migrate, service, volume, disconnect, shutdown_delay
+//! and the deprecated disconnect attributes), task (driver, config, env, meta, resources,
+//! constraint, affinity, restart, kill_timeout, kill_signal, leader, user, logs,
+//! shutdown_delay, service, lifecycle, dispatch_payload, template, artifact, volume_mount), and
 //! `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
-//! yet"; HCL functions are a later issue.
+//! yet".
 //!
 //! This module owns the jobspec language; it must not reach into server or client state.
 

@@ -96,6 +96,13 @@ fn periodic_and_disconnect_defaults() {
         json!({"LostAfter": 300_000_000_000i64, "StopOnClientAfter": null,
                "Replace": true, "Reconcile": "best_score"})
     );
+    let v = canonical(
+        "job \"a\" {\n  group \"g\" {\n    disconnect {\n      reconcile = \"\"\n    }\n  }\n}\n",
+    );
+    assert_eq!(
+        v["TaskGroups"][0]["Disconnect"],
+        json!({"LostAfter": 0, "StopOnClientAfter": null, "Replace": true, "Reconcile": "best_score"})
+    );
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::api::{
     Template, VolumeMount, VolumeRequest, WaitConfig, SECOND,
 };
 
-use super::body::{Content, Decoder};
+use super::body::{block_def_span, Content, Decoder};
 use super::schema::*;
 
 /// The JSON of an api block struct. These structs have only string-keyed maps, so
@@ -33,12 +33,17 @@ fn json_list<T: Serialize>(items: Vec<T>) -> Option<Value> {
     to_json(&items)
 }
 
-/// hcl's diagnostic for an argument the schema requires, at the block's closing brace.
+/// hcl's diagnostic for an argument the schema requires. Like hclsyntax's MissingItemRange
+/// it points at a zero-width range on the block's opening brace.
 fn required(dec: &mut Decoder, b: &Block, c: &Content, name: &str) -> bool {
     if c.attr(name).is_some() {
         return true;
     }
-    let span = b.span().map(|s| s.end.saturating_sub(1)..s.end);
+    let span = block_def_span(b).and_then(|def| {
+        let rest = dec.ctx.map.src().get(def.end..)?;
+        let brace = def.end + rest.find('{')?;
+        Some(brace..brace)
+    });
     dec.push(
         "Missing required argument",
         format!("The argument \"{name}\" is required, but no definition was found."),

@@ -155,7 +155,7 @@ fn lifecycle_requires_hook() {
         "job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      lifecycle {\n        sidecar = true\n      }\n    }\n  }\n}\n",
     );
     assert!(
-        err.contains("test.hcl:6,7-8: Missing required argument; The argument \"hook\" is required, but no definition was found."),
+        err.contains("test.hcl:4,17-17: Missing required argument; The argument \"hook\" is required, but no definition was found."),
         "{err}"
     );
 }
@@ -385,7 +385,7 @@ fn template_change_script() {
     );
     assert!(
         err.contains(
-            "test.hcl:6,7-8: Missing required argument; The argument \"fail_on_error\" is required"
+            "test.hcl:4,21-21: Missing required argument; The argument \"fail_on_error\" is required"
         ),
         "{err}"
     );

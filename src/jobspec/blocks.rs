@@ -17,6 +17,7 @@ use crate::api::{
 };
 
 use super::body::{block_def_span, Content, Decoder};
+use super::eval::as_f64;
 use super::schema::*;
 
 /// The JSON of an api block struct. These structs have only string-keyed maps, so
@@ -52,10 +53,22 @@ fn required(dec: &mut Decoder, b: &Block, c: &Content, name: &str) -> bool {
     false
 }
 
-/// An HCL number truncated to Go's int8, as jobspec2 converts `weight`.
+/// An HCL number truncated to Go's int8, as jobspec2 converts `weight`: the fraction is
+/// dropped (big.Float.Int64) and int8() keeps the low byte; validation judges the range.
 fn weight(dec: &mut Decoder, attr: Option<&Attribute>) -> Option<i8> {
-    // Go's int8(w) conversion keeps the low byte; validation rejects out-of-range weights.
-    dec.int(attr).map(|w| w as i8)
+    let attr = attr?;
+    let v = dec.eval(&attr.value)?;
+    match as_f64(&v) {
+        Some(n) if n.is_finite() => Some((n.trunc() as i64) as i8),
+        _ => {
+            dec.push(
+                "Unsuitable value type",
+                "Unsuitable value: a number is required".to_string(),
+                attr.value.span(),
+            );
+            None
+        }
+    }
 }
 
 /// `affinity` blocks of a job, group or task.

@@ -30,7 +30,7 @@ fn affinities_at_every_level() {
       affinity {
         attribute        = "${meta.tags}"
         set_contains_any = "a,b"
-        weight           = -50
+        weight           = -50.7
       }
     }
   }

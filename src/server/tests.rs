@@ -245,8 +245,10 @@ async fn restart_from_data_dir_restores_state_and_keeps_scheduling() {
     .await
     .expect("job");
     wait("placed", || (live(&server, "a").len() == 2).then_some(())).await;
-    let before = server.state().snapshot();
+    // Compare with the state as it was when the server stopped: workers may still have been
+    // committing eval updates after the placements were seen.
     server.shutdown().await;
+    let before = server.state().snapshot();
     drop(server);
 
     let server = Server::start(config).await.expect("restart");

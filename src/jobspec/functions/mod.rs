@@ -10,11 +10,15 @@ use serde_json::{Map, Value};
 use super::eval::{as_f64, float_value, value_to_string};
 
 mod collections;
+mod convert;
+mod datetime;
 mod format;
 mod misc;
 mod text;
 
 use collections::*;
+use convert::*;
+use datetime::*;
 use format::*;
 use misc::*;
 use text::*;
@@ -388,6 +392,42 @@ static TABLE: &[(&str, Spec)] = &[
             a, 0, "path"
         )?)))),
     ),
+    (
+        "uuidv5",
+        spec!(["namespace", "name"], None, |_, a| uuidv5(a)),
+    ),
+    // crypto
+    (
+        "sha1",
+        spec!(["str"], None, |_, a| hash(
+            a,
+            &aws_lc_rs::digest::SHA1_FOR_LEGACY_USE_ONLY
+        )),
+    ),
+    (
+        "sha256",
+        spec!(["str"], None, |_, a| hash(a, &aws_lc_rs::digest::SHA256)),
+    ),
+    (
+        "sha512",
+        spec!(["str"], None, |_, a| hash(a, &aws_lc_rs::digest::SHA512)),
+    ),
+    // datetime
+    (
+        "formatdate",
+        spec!(["format", "time"], None, |_, a| formatdate(a)),
+    ),
+    (
+        "timeadd",
+        spec!(["timestamp", "duration"], None, |_, a| timeadd(a)),
+    ),
+    // type conversion
+    ("tobool", spec!(["v"], None, |_, a| tobool(a))),
+    ("tolist", spec!(["v"], None, |_, a| tolist(a))),
+    ("tomap", spec!(["v"], None, |_, a| tomap(a))),
+    ("tonumber", spec!(["v"], None, |_, a| tonumber(a))),
+    ("toset", spec!(["v"], None, |_, a| toset(a))),
+    ("tostring", spec!(["v"], None, |_, a| tostring(a))),
     // uuid
     (
         "uuidv4",

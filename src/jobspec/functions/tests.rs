@@ -292,3 +292,62 @@ job "example" {
     let cfg = serde_json::to_value(&tg.tasks[0].config).expect("config");
     assert_eq!(cfg["image"], json!("web-03:1_2_3"));
 }
+
+#[test]
+fn datetime_functions() {
+    check(&[
+        (
+            r#"formatdate("DD MMM YYYY hh:mm ZZZ", "2018-01-02T23:12:01Z")"#,
+            json!("02 Jan 2018 23:12 UTC"),
+        ),
+        (
+            r#"formatdate("EEEE, MMMM D, YYYY", "2018-01-02T23:12:01Z")"#,
+            json!("Tuesday, January 2, 2018"),
+        ),
+        (
+            r#"formatdate("EEE, DD MMM YYYY hh:mm:ss Z", "2018-01-02T23:12:01-08:00")"#,
+            json!("Tue, 02 Jan 2018 23:12:01 -08:00"),
+        ),
+        (
+            r#"formatdate("h:mm aa 'o''clock' YY", "2018-01-02T23:12:01Z")"#,
+            json!("23:12 pm o'clock 18"),
+        ),
+        (
+            r#"formatdate("H AA", "2018-01-02T00:05:00Z")"#,
+            json!("12 AM"),
+        ),
+        (
+            r#"timeadd("2017-11-22T00:00:00Z", "10m")"#,
+            json!("2017-11-22T00:10:00Z"),
+        ),
+        (
+            r#"timeadd("2017-11-22T00:00:00Z", "-1h30m")"#,
+            json!("2017-11-21T22:30:00Z"),
+        ),
+    ]);
+    check_err(&[(
+        r#"timeadd("nope", "1h")"#,
+        "t.hcl:1,9-15: Invalid function argument; Invalid value for \"timestamp\" parameter: not a valid RFC3339 timestamp: cannot use \"nope\" as year.",
+    )]);
+}
+
+#[test]
+fn crypto_uuid_and_conversions() {
+    check(&[
+        (r#"sha1("hello world")"#, json!("2aae6c35c94fcfb415dbe95f408b9ce91ee846ed")),
+        (r#"sha256("hello world")"#, json!("b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9")),
+        (r#"sha512("hello world")"#, json!("309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f")),
+        (r#"uuidv5("dns", "www.terraform.io")"#, json!("a5008fae-b28c-5ba5-96cd-82b4c53552d6")),
+        (r#"uuidv5("url", "https://www.terraform.io/")"#, json!("9db6f67c-dd95-5ea0-aa5b-e70e5c5f7cf5")),
+        (r#"tostring(5)"#, json!("5")),
+        (r#"tonumber("42")"#, json!(42)),
+        (r#"tobool("true")"#, json!(true)),
+        (r#"tolist(["a"])"#, json!(["a"])),
+        (r#"toset(["c", "a", "c"])"#, json!(["a", "c"])),
+        (r#"tomap({a = 1})"#, json!({"a": 1})),
+    ]);
+    check_err(&[(
+        r#"tonumber("x")"#,
+        "t.hcl:1,10-13: Invalid function argument; Invalid value for \"v\" parameter: a number is required.",
+    )]);
+}

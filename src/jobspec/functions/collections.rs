@@ -259,3 +259,25 @@ pub(super) fn zipmap(a: &[Value]) -> FnResult {
     }
     Ok(Value::Object(m))
 }
+
+/// Every combination of one element from each list, in order.
+pub(super) fn setproduct(a: &[Value]) -> FnResult {
+    if a.len() < 2 {
+        return Err(FnError::Call("at least two arguments are required".into()));
+    }
+    let mut acc: Vec<Vec<Value>> = vec![Vec::new()];
+    for i in 0..a.len() {
+        let list = list_arg(a, i, "sets")?;
+        acc = acc
+            .into_iter()
+            .flat_map(|row| {
+                list.iter().map(move |v| {
+                    let mut r = row.clone();
+                    r.push(v.clone());
+                    r
+                })
+            })
+            .collect();
+    }
+    Ok(Value::Array(acc.into_iter().map(Value::Array).collect()))
+}

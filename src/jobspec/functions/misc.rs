@@ -174,3 +174,64 @@ pub(super) fn pathexpand(p: &str) -> String {
     }
     p.to_string()
 }
+
+/// RFC 4180 CSV with a header row, into a list of objects keyed by the header.
+pub(super) fn csvdecode(a: &[Value]) -> FnResult {
+    let st = str_arg(a, 0, "str")?;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let (mut row, mut field, mut quoted, mut at_start) = (Vec::new(), String::new(), false, true);
+    let mut chars = st.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => quoted = false,
+                _ => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if at_start => quoted = true,
+            ',' => row.push(std::mem::take(&mut field)),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            _ => field.push(c),
+        }
+        at_start = matches!(c, ',' | '\n');
+        if c == '"' {
+            at_start = false;
+        }
+    }
+    if quoted {
+        return Err(FnError::Call(
+            "extraneous or missing \" in quoted-field".into(),
+        ));
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    let mut it = rows.into_iter();
+    let Some(header) = it.next() else {
+        return Err(FnError::Call("missing header line".into()));
+    };
+    let mut out = Vec::new();
+    for (n, r) in it.enumerate() {
+        if r.len() != header.len() {
+            return Err(FnError::Call(format!(
+                "record on line {}: wrong number of fields",
+                n + 2
+            )));
+        }
+        let obj: serde_json::Map<String, Value> =
+            header.iter().cloned().zip(r.into_iter().map(s)).collect();
+        out.push(Value::Object(obj));
+    }
+    Ok(Value::Array(out))
+}

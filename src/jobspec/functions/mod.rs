@@ -14,6 +14,7 @@ mod convert;
 mod datetime;
 mod format;
 mod misc;
+mod network;
 mod text;
 
 use collections::*;
@@ -21,6 +22,7 @@ use convert::*;
 use datetime::*;
 use format::*;
 use misc::*;
+use network::*;
 use text::*;
 
 /// Why a call failed; `eval.rs` turns it into a positioned diagnostic.
@@ -395,6 +397,25 @@ static TABLE: &[(&str, Spec)] = &[
     (
         "uuidv5",
         spec!(["namespace", "name"], None, |_, a| uuidv5(a)),
+    ),
+    ("csvdecode", spec!(["str"], None, |_, a| csvdecode(a))),
+    ("setproduct", spec!([], Some("sets"), |_, a| setproduct(a))),
+    // network
+    (
+        "cidrhost",
+        spec!(["prefix", "hostnum"], None, |_, a| cidrhost(a)),
+    ),
+    (
+        "cidrnetmask",
+        spec!(["prefix"], None, |_, a| cidrnetmask(a)),
+    ),
+    (
+        "cidrsubnet",
+        spec!(["prefix", "newbits", "netnum"], None, |_, a| cidrsubnet(a)),
+    ),
+    (
+        "cidrsubnets",
+        spec!(["prefix"], Some("newbits"), |_, a| cidrsubnets(a)),
     ),
     // crypto
     (

@@ -351,3 +351,46 @@ fn crypto_uuid_and_conversions() {
         "t.hcl:1,10-13: Invalid function argument; Invalid value for \"v\" parameter: a number is required.",
     )]);
 }
+
+#[test]
+fn network_csv_and_setproduct() {
+    check(&[
+        (r#"cidrhost("10.12.112.0/20", 16)"#, json!("10.12.112.16")),
+        (r#"cidrhost("10.12.112.0/20", 268)"#, json!("10.12.113.12")),
+        (r#"cidrhost("10.12.112.0/20", -1)"#, json!("10.12.127.255")),
+        (
+            r#"cidrhost("fd00:fd12:3456:7890:00a2::/72", 34)"#,
+            json!("fd00:fd12:3456:7890::22"),
+        ),
+        (r#"cidrnetmask("172.16.0.0/12")"#, json!("255.240.0.0")),
+        (
+            r#"cidrsubnet("172.16.0.0/12", 4, 2)"#,
+            json!("172.18.0.0/16"),
+        ),
+        (
+            r#"cidrsubnet("10.1.2.0/24", 4, 15)"#,
+            json!("10.1.2.240/28"),
+        ),
+        (
+            r#"cidrsubnet("fd00:fd12:3456:7890::/56", 16, 162)"#,
+            json!("fd00:fd12:3456:7800:a200::/72"),
+        ),
+        (
+            r#"cidrsubnets("10.1.0.0/16", 4, 4, 8, 4)"#,
+            json!([
+                "10.1.0.0/20",
+                "10.1.16.0/20",
+                "10.1.32.0/24",
+                "10.1.48.0/20"
+            ]),
+        ),
+        (
+            "csvdecode(\"a,b\\n1,\\\"x,\\\"\\\"y\\\"\\\"\\\"\\n\")",
+            json!([{"a": "1", "b": "x,\"y\""}]),
+        ),
+        (
+            r#"setproduct(["a", "b"], [1, 2])"#,
+            json!([["a", 1], ["a", 2], ["b", 1], ["b", 2]]),
+        ),
+    ]);
+}

@@ -235,3 +235,88 @@ pub(super) fn csvdecode(a: &[Value]) -> FnResult {
     }
     Ok(Value::Array(out))
 }
+
+/// Files under `path` (relative to the job file) whose `/`-separated relative names match a
+/// doublestar glob (`*`, `**`, `?`, `[...]`, `{a,b}`), sorted.
+pub(super) fn fileset(c: &FnContext, a: &[Value]) -> FnResult {
+    let base = str_arg(a, 0, "path")?;
+    let pat = str_arg(a, 1, "pattern")?;
+    let re = regex::Regex::new(&glob_regex(&pat))
+        .map_err(|e| arg_err(1, "pattern", format!("failed to glob pattern {pat:?}: {e}")))?;
+    let root = resolve(c, &base);
+    let mut found = Vec::new();
+    let mut stack = vec![(root.clone(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| FnError::Call(format!("failed to read {}: {e}", dir.display())))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel_name = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push((entry.path(), rel_name)),
+                Ok(t) if t.is_file() && re.is_match(&rel_name) => found.push(rel_name),
+                _ => {}
+            }
+        }
+        if found.len() > 10_000 {
+            return Err(FnError::Call("too many matching files".into()));
+        }
+    }
+    found.sort();
+    Ok(Value::Array(found.into_iter().map(s).collect()))
+}
+
+fn glob_regex(pat: &str) -> String {
+    let mut re = String::from("^");
+    let chars: Vec<char> = pat.trim_start_matches("./").chars().collect();
+    let mut i = 0;
+    let mut in_brace = false;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                if chars.get(i + 2) == Some(&'/') {
+                    re.push_str("(?:.*/)?");
+                    i += 1;
+                } else {
+                    re.push_str(".*");
+                }
+                i += 1;
+            }
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            '[' => {
+                let close = chars[i..].iter().position(|x| *x == ']').map(|p| p + i);
+                match close {
+                    Some(end) => {
+                        let class: String = chars[i + 1..end].iter().collect();
+                        let class = class
+                            .strip_prefix('!')
+                            .map(|x| format!("^{x}"))
+                            .unwrap_or(class);
+                        re.push_str(&format!("[{}]", class.replace('\\', "\\\\")));
+                        i = end;
+                    }
+                    None => re.push_str("\\["),
+                }
+            }
+            '{' => {
+                in_brace = true;
+                re.push_str("(?:");
+            }
+            '}' if in_brace => {
+                in_brace = false;
+                re.push(')');
+            }
+            ',' if in_brace => re.push('|'),
+            _ => re.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    re.push('$');
+    re
+}

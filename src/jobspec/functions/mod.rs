@@ -417,6 +417,7 @@ static TABLE: &[(&str, Spec)] = &[
         "cidrsubnets",
         spec!(["prefix"], Some("newbits"), |_, a| cidrsubnets(a)),
     ),
+    ("fileset", spec!(["path", "pattern"], None, fileset)),
     // crypto
     (
         "sha1",

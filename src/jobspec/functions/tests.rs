@@ -199,6 +199,22 @@ fn filesystem_functions_resolve_against_the_job_file() {
     assert_eq!(eval_in(r#"fileexists("nope.txt")"#, job), Ok(json!(false)));
     let err = eval_in(r#"file("nope.txt")"#, job).expect_err("missing file");
     assert!(err.contains("Invalid function argument"), "{err}");
+    std::fs::create_dir_all(dir.path().join("conf/sub")).expect("mkdir");
+    for f in ["conf/a.tpl", "conf/b.txt", "conf/sub/c.tpl"] {
+        std::fs::write(dir.path().join(f), "x").expect("write");
+    }
+    assert_eq!(
+        eval_in(r#"fileset("conf", "*.tpl")"#, job),
+        Ok(json!(["a.tpl"]))
+    );
+    assert_eq!(
+        eval_in(r#"fileset("conf", "**/*.tpl")"#, job),
+        Ok(json!(["a.tpl", "sub/c.tpl"]))
+    );
+    assert_eq!(
+        eval_in(r#"fileset("conf", "{a,b}.*")"#, job),
+        Ok(json!(["a.tpl", "b.txt"]))
+    );
     check(&[
         (r#"basename("/a/b/c.txt")"#, json!("c.txt")),
         (r#"dirname("/a/b/c.txt")"#, json!("/a/b")),

@@ -15,8 +15,7 @@ use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::Span;
 use serde_json::{Map, Number, Value};
 
-use super::diag::{name_suggestion, Diagnostic, SourceMap};
-use super::functions::{self, FnContext, FnError};
+use super::diag::{Diagnostic, SourceMap};
 
 /// What expressions may refer to at job-parse time.
 pub struct EvalContext<'a> {
@@ -39,7 +38,12 @@ impl<'a> EvalContext<'a> {
         }
     }
 
-    fn err(&self, summary: &str, detail: String, span: Option<Range<usize>>) -> Diagnostic {
+    pub(super) fn err(
+        &self,
+        summary: &str,
+        detail: String,
+        span: Option<Range<usize>>,
+    ) -> Diagnostic {
         self.map.diag(summary, detail, span)
     }
 
@@ -151,132 +155,6 @@ impl<'a> EvalContext<'a> {
             Expression::BinaryOp(b) => self.eval_binary(b),
             Expression::ForExpr(f) => self.eval_for(f),
         }
-    }
-
-    fn eval_call(
-        &mut self,
-        f: &hcl_edit::expr::FuncCall,
-        span: Option<Range<usize>>,
-    ) -> EvalResult {
-        let name = f.name.name.value().as_str();
-        let args: Vec<&Expression> = f.args.iter().collect();
-        match name {
-            // try: the first argument that evaluates without error; can: whether the one does.
-            "try" => {
-                if args.is_empty() {
-                    return Err(self.err(
-                        "Error in function call",
-                        "Call to function \"try\" failed: at least one argument is required."
-                            .to_string(),
-                        span,
-                    ));
-                }
-                let mut last = None;
-                for a in &args {
-                    match self.eval(a) {
-                        Ok(v) => return Ok(v),
-                        Err(e) => last = Some(e),
-                    }
-                }
-                let detail = last.map(|d| d.detail).unwrap_or_default();
-                return Err(self.err(
-                    "Error in function call",
-                    format!(
-                        "Call to function \"try\" failed: no expression succeeded:\n- {detail}"
-                    ),
-                    span,
-                ));
-            }
-            "can" => {
-                if args.len() != 1 {
-                    return Err(self.arity_err("can", &["expression"], None, &args, span));
-                }
-                return Ok(Value::Bool(self.eval(args[0]).is_ok()));
-            }
-            _ => {}
-        }
-        let Some(spec) = functions::lookup(name) else {
-            let hint = name_suggestion(name, functions::names())
-                .map(|s| format!(" Did you mean \"{s}\"?"))
-                .unwrap_or_default();
-            return Err(self.err(
-                "Call to unknown function",
-                format!("There is no function named \"{name}\".{hint}"),
-                span,
-            ));
-        };
-        let n = spec.params.len();
-        if args.len() < n || (spec.variadic.is_none() && args.len() > n) {
-            return Err(self.arity_err(name, spec.params, spec.variadic, &args, span));
-        }
-        let mut vals = Vec::with_capacity(args.len());
-        for a in &args {
-            vals.push(self.eval(a)?);
-        }
-        // `f(list...)`: the final list's elements become the variadic arguments.
-        if f.args.expand_final() {
-            match vals.pop() {
-                Some(Value::Array(items)) => vals.extend(items),
-                _ => {
-                    return Err(self.err(
-                        "Invalid expanding argument value",
-                        "The expanding argument (indicated by ...) must be of a tuple, list, or set type.".to_string(),
-                        args.last().and_then(|a| a.span()),
-                    ))
-                }
-            }
-        }
-        let ctx = FnContext {
-            base_dir: std::path::Path::new(self.map.filename())
-                .parent()
-                .map(|p| p.to_path_buf())
-                .unwrap_or_default(),
-        };
-        spec.call(&ctx, &vals).map_err(|e| match e {
-            FnError::Arg { index, .. } => {
-                let at = args.get(index.min(args.len().saturating_sub(1)));
-                self.err(
-                    "Invalid function argument",
-                    e.to_string(),
-                    at.and_then(|a| a.span()).or(span),
-                )
-            }
-            FnError::Call(msg) => self.err(
-                "Error in function call",
-                format!("Call to function \"{name}\" failed: {msg}."),
-                span,
-            ),
-        })
-    }
-
-    fn arity_err(
-        &self,
-        name: &str,
-        params: &[&str],
-        variadic: Option<&str>,
-        args: &[&Expression],
-        span: Option<Range<usize>>,
-    ) -> Diagnostic {
-        if args.len() < params.len() {
-            return self.err(
-                "Not enough function arguments",
-                format!(
-                    "Function \"{name}\" expects {} argument(s). Missing value for \"{}\".",
-                    params.len(),
-                    params[args.len()]
-                ),
-                span,
-            );
-        }
-        let _ = variadic;
-        self.err(
-            "Too many function arguments",
-            format!(
-                "Function \"{name}\" expects only {} argument(s).",
-                params.len()
-            ),
-            args.get(params.len()).and_then(|a| a.span()).or(span),
-        )
     }
 
     fn operand_err(&self, ty: &str, span: Option<Range<usize>>) -> Diagnostic {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::eval::{as_f64, float_value, value_to_string};
 
+mod call;
 mod collections;
 mod convert;
 mod datetime;

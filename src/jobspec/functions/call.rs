@@ -8,7 +8,7 @@ use hcl_edit::Span;
 use serde_json::Value;
 
 use super::{lookup, names, FnContext, FnError};
-use crate::jobspec::diag::{name_suggestion, Diagnostic};
+use crate::jobspec::diag::Diagnostic;
 use crate::jobspec::eval::EvalContext;
 
 type EvalResult = Result<Value, Diagnostic>;
@@ -20,6 +20,16 @@ impl EvalContext<'_> {
         span: Option<Range<usize>>,
     ) -> EvalResult {
         let name = f.name.name.value().as_str();
+        if !f.name.namespace.is_empty() {
+            // Nomad registers no namespaced (`ns::fn`) functions.
+            let full = span.as_ref().and_then(|s| self.map.text(s)).unwrap_or(name);
+            let full = full.split('(').next().unwrap_or(name).trim();
+            return Err(self.err(
+                "Call to unknown function",
+                format!("There is no function named \"{full}\"."),
+                span,
+            ));
+        }
         let args: Vec<&Expression> = f.args.iter().collect();
         match name {
             // try: the first argument that evaluates without error; can: whether the one does.
@@ -50,14 +60,14 @@ impl EvalContext<'_> {
             }
             "can" => {
                 if args.len() != 1 {
-                    return Err(self.arity_err("can", &["expression"], None, &args, span));
+                    return Err(self.arity_err("can", &["expression"], &args, span));
                 }
                 return Ok(Value::Bool(self.eval(args[0]).is_ok()));
             }
             _ => {}
         }
         let Some(spec) = lookup(name) else {
-            let hint = name_suggestion(name, names())
+            let hint = closest_name(name)
                 .map(|s| format!(" Did you mean \"{s}\"?"))
                 .unwrap_or_default();
             return Err(self.err(
@@ -68,7 +78,7 @@ impl EvalContext<'_> {
         };
         let n = spec.params.len();
         if args.len() < n || (spec.variadic.is_none() && args.len() > n) {
-            return Err(self.arity_err(name, spec.params, spec.variadic, &args, span));
+            return Err(self.arity_err(name, spec.params, &args, span));
         }
         let mut vals = Vec::with_capacity(args.len());
         for a in &args {
@@ -114,7 +124,6 @@ impl EvalContext<'_> {
         &self,
         name: &str,
         params: &[&str],
-        variadic: Option<&str>,
         args: &[&Expression],
         span: Option<Range<usize>>,
     ) -> Diagnostic {
@@ -129,7 +138,6 @@ impl EvalContext<'_> {
                 span,
             );
         }
-        let _ = variadic;
         self.err(
             "Too many function arguments",
             format!(
@@ -139,4 +147,14 @@ impl EvalContext<'_> {
             args.get(params.len()).and_then(|a| a.span()).or(span),
         )
     }
+}
+
+/// hcl's "did you mean": a name within two edits; the closest (then alphabetically first)
+/// so the hint does not depend on table order.
+fn closest_name(given: &str) -> Option<&'static str> {
+    names()
+        .map(|n| (strsim::levenshtein(given, n), n))
+        .filter(|(d, _)| *d < 3)
+        .min()
+        .map(|(_, n)| n)
 }

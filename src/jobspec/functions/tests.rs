@@ -255,6 +255,18 @@ fn errors_are_positioned_like_hcl() {
             "t.hcl:1,1-10: Call to unknown function; There is no function named \"lowr\". Did you mean \"lower\"?",
         ),
         (
+            r#"formatdat("x")"#,
+            "t.hcl:1,1-15: Call to unknown function; There is no function named \"formatdat\". Did you mean \"formatdate\"?",
+        ),
+        (
+            r#"ns::upper("x")"#,
+            "t.hcl:1,1-15: Call to unknown function; There is no function named \"ns::upper\".",
+        ),
+        (
+            r#"max("a"...)"#,
+            "t.hcl:1,5-8: Invalid expanding argument value; The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+        ),
+        (
             r#"nosuchthing(1)"#,
             "t.hcl:1,1-15: Call to unknown function; There is no function named \"nosuchthing\".",
         ),
@@ -409,4 +421,16 @@ fn network_csv_and_setproduct() {
             json!([["a", 1], ["a", 2], ["b", 1], ["b", 2]]),
         ),
     ]);
+}
+
+#[test]
+fn function_errors_in_a_job_carry_the_job_file_position() {
+    let src = "job \"x\" {\n  datacenters = [upper([1])]\n}\n";
+    let err = crate::jobspec::parse_str(src, "job.hcl", &[])
+        .expect_err("bad argument")
+        .to_string();
+    assert!(
+        err.contains("job.hcl:2,24-27: Invalid function argument; Invalid value for \"str\" parameter: string required."),
+        "{err}"
+    );
 }

@@ -65,6 +65,10 @@ fn string_functions() {
         (r#"lower("HeLLo")"#, json!("hello")),
         (r#"upper("hello")"#, json!("HELLO")),
         (r#"title("hello world-foo")"#, json!("Hello World-Foo")),
+        (
+            r#"title("don't stop_me über")"#,
+            json!("Don'T Stop_me Über"),
+        ),
         (r#"trim("?!hello?!", "!?")"#, json!("hello")),
         (r#"trimprefix("helloworld", "hello")"#, json!("world")),
         (r#"trimsuffix("helloworld", "world")"#, json!("hello")),

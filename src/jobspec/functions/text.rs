@@ -10,19 +10,31 @@ pub(super) fn chomp(st: &str) -> String {
     st.trim_end_matches(['\n', '\r']).to_string()
 }
 
-/// Go's strings.Title: upper-case the first letter of each word (words split on non-letters).
+/// Go's strings.Title: upper-case each rune that follows a separator (see `is_separator`).
 pub(super) fn title(st: &str) -> String {
     let mut out = String::with_capacity(st.len());
-    let mut prev_letter = false;
+    let mut prev_sep = true;
     for c in st.chars() {
-        if !prev_letter && c.is_alphanumeric() {
+        if prev_sep {
             out.extend(c.to_uppercase());
         } else {
             out.push(c);
         }
-        prev_letter = c.is_alphanumeric() || c == '_' || c == '\'';
+        prev_sep = is_separator(c);
     }
     out
+}
+
+/// Go's rule: ASCII letters, digits and `_` join words, other ASCII separates; beyond ASCII
+/// letters and digits join, spaces separate, and everything else joins.
+fn is_separator(c: char) -> bool {
+    if c.is_ascii() {
+        return !(c.is_ascii_alphanumeric() || c == '_');
+    }
+    if c.is_alphanumeric() {
+        return false;
+    }
+    c.is_whitespace()
 }
 
 pub(super) fn indent(a: &[Value]) -> FnResult {

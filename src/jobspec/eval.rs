@@ -4,7 +4,8 @@
 //! (`NOMAD_ALLOC_ID`, `attr.*`, `meta.*`, `node.*`, `env[...]`) is a run-time reference
 //! for the client, so — as Nomad's jobspec2 does with its UndefinedVariable hook — it
 //! evaluates to its own source text wrapped in `${...}` and stays literal in the job.
-//! The function library is a later issue: calls report "Call to unknown function".
+//! Function calls go to `functions.rs`; `try` and `can` are evaluated here because they
+//! need their arguments unevaluated.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -37,7 +38,12 @@ impl<'a> EvalContext<'a> {
         }
     }
 
-    fn err(&self, summary: &str, detail: String, span: Option<Range<usize>>) -> Diagnostic {
+    pub(super) fn err(
+        &self,
+        summary: &str,
+        detail: String,
+        span: Option<Range<usize>>,
+    ) -> Diagnostic {
         self.map.diag(summary, detail, span)
     }
 
@@ -132,14 +138,7 @@ impl<'a> EvalContext<'a> {
                     )),
                 }
             }
-            Expression::FuncCall(f) => Err(self.err(
-                "Call to unknown function",
-                format!(
-                    "There is no function named \"{}\".",
-                    f.name.name.value().as_str()
-                ),
-                expr.span(),
-            )),
+            Expression::FuncCall(f) => self.eval_call(f, expr.span()),
             Expression::UnaryOp(u) => {
                 let v = self.eval(&u.expr)?;
                 match u.operator.value() {

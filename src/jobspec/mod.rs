@@ -28,6 +28,7 @@ mod decode;
 pub mod diag;
 pub use crate::api::duration;
 mod eval;
+mod functions;
 mod init;
 mod policies;
 mod schema;

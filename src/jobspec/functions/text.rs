@@ -1,0 +1,149 @@
+//! String functions.
+
+use serde_json::{Map, Value};
+
+use super::*;
+
+// ---- strings ------------------------------------------------------------------------------
+
+pub(super) fn chomp(st: &str) -> String {
+    st.trim_end_matches(['\n', '\r']).to_string()
+}
+
+/// Go's strings.Title: upper-case each rune that follows a separator (see `is_separator`).
+pub(super) fn title(st: &str) -> String {
+    let mut out = String::with_capacity(st.len());
+    let mut prev_sep = true;
+    for c in st.chars() {
+        if prev_sep {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        prev_sep = is_separator(c);
+    }
+    out
+}
+
+/// Go's rule: ASCII letters, digits and `_` join words, other ASCII separates; beyond ASCII
+/// letters and digits join, spaces separate, and everything else joins.
+fn is_separator(c: char) -> bool {
+    if c.is_ascii() {
+        return !(c.is_ascii_alphanumeric() || c == '_');
+    }
+    if c.is_alphanumeric() {
+        return false;
+    }
+    c.is_whitespace()
+}
+
+pub(super) fn indent(a: &[Value]) -> FnResult {
+    let n = int_arg(a, 0, "spaces")?.max(0) as usize;
+    let st = str_arg(a, 1, "str")?;
+    let pad = " ".repeat(n);
+    Ok(s(st.replace('\n', &format!("\n{pad}"))))
+}
+
+pub(super) fn join(a: &[Value]) -> FnResult {
+    let sep = str_arg(a, 0, "separator")?;
+    if a.len() < 2 {
+        return Err(FnError::Call("at least one list is required".into()));
+    }
+    let mut parts = Vec::new();
+    for i in 1..a.len() {
+        for v in list_arg(a, i, "lists")? {
+            match value_to_string(&v) {
+                Some(x) => parts.push(x),
+                None => return Err(arg_err(i, "lists", "element must not be null".into())),
+            }
+        }
+    }
+    Ok(s(parts.join(&sep)))
+}
+
+pub(super) fn split(a: &[Value]) -> FnResult {
+    let sep = str_arg(a, 0, "separator")?;
+    let st = str_arg(a, 1, "str")?;
+    // Go's strings.Split with an empty separator splits into characters.
+    let parts: Vec<Value> = if sep.is_empty() {
+        st.chars().map(|c| s(c.to_string())).collect()
+    } else {
+        st.split(sep.as_str()).map(|p| s(p.to_string())).collect()
+    };
+    Ok(Value::Array(parts))
+}
+
+pub(super) fn replace(a: &[Value]) -> FnResult {
+    let st = str_arg(a, 0, "str")?;
+    let sub = str_arg(a, 1, "substr")?;
+    let rep = str_arg(a, 2, "replace")?;
+    if sub.len() > 1 && sub.starts_with('/') && sub.ends_with('/') {
+        let re = regex::Regex::new(&sub[1..sub.len() - 1])
+            .map_err(|e| arg_err(1, "substr", format!("invalid regular expression: {e}")))?;
+        return Ok(s(re.replace_all(&st, rep.as_str()).into_owned()));
+    }
+    Ok(s(st.replace(&sub, &rep)))
+}
+
+pub(super) fn regex_fn(a: &[Value], all: bool) -> FnResult {
+    let pat = str_arg(a, 0, "pattern")?;
+    let st = str_arg(a, 1, "string")?;
+    let re = regex::Regex::new(&pat).map_err(|e| {
+        arg_err(
+            0,
+            "pattern",
+            format!("invalid regular expression pattern: {e}"),
+        )
+    })?;
+    let named: Vec<Option<&str>> = re.capture_names().skip(1).collect();
+    let shape = |caps: regex::Captures| -> Value {
+        let text = |i: usize| {
+            s(caps
+                .get(i)
+                .map(|m| m.as_str().to_string())
+                .unwrap_or_default())
+        };
+        if named.is_empty() {
+            text(0)
+        } else if named.iter().all(|n| n.is_some()) {
+            let mut m = Map::new();
+            for (i, n) in named.iter().enumerate() {
+                m.insert(n.unwrap_or_default().to_string(), text(i + 1));
+            }
+            Value::Object(m)
+        } else {
+            Value::Array((1..=named.len()).map(text).collect())
+        }
+    };
+    if all {
+        return Ok(Value::Array(re.captures_iter(&st).map(shape).collect()));
+    }
+    match re.captures(&st) {
+        Some(c) => Ok(shape(c)),
+        None => Err(FnError::Call(
+            "pattern did not match any part of the given string".into(),
+        )),
+    }
+}
+
+pub(super) fn substr(a: &[Value]) -> FnResult {
+    let chars: Vec<char> = str_arg(a, 0, "str")?.chars().collect();
+    let len = chars.len() as i64;
+    let mut off = int_arg(a, 1, "offset")?;
+    let length = int_arg(a, 2, "length")?;
+    if off < 0 {
+        off += len;
+        if off < 0 {
+            return Err(arg_err(1, "offset", "offset out of range".into()));
+        }
+    }
+    if off > len {
+        return Ok(s(String::new()));
+    }
+    let end = if length < 0 {
+        len
+    } else {
+        (off + length).min(len)
+    };
+    Ok(s(chars[off as usize..end as usize].iter().collect()))
+}

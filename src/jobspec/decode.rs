@@ -21,13 +21,16 @@ pub fn decode(
     filename: &str,
     vars: &[(String, String)],
     env: &[(String, String)],
+    allow_fs: bool,
 ) -> Result<Job, Vec<Diagnostic>> {
     let map = SourceMap::new(filename, src);
     let body = match hcl_edit::parser::parse_body(src) {
         Ok(b) => b,
         Err(e) => return Err(vec![syntax_diag(&map, &e)]),
     };
-    let mut dec = Decoder::new(EvalContext::new(&map));
+    let mut ctx = EvalContext::new(&map);
+    ctx.allow_fs = allow_fs;
+    let mut dec = Decoder::new(ctx);
     let top = dec.content(&body, &TOP_SCHEMA);
     variables::load(&mut dec, &top, vars, env);
     // Like jobspec2, stop before the job when variables are broken: the job would only

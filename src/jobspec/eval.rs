@@ -22,6 +22,10 @@ pub struct EvalContext<'a> {
     pub map: &'a SourceMap,
     pub vars: Map<String, Value>,
     pub locals: Map<String, Value>,
+    /// Whether `file()`, `fileset()` and the other filesystem functions may read the disk.
+    /// Only a job file the user names on the command line gets this; text that arrives over
+    /// the API (`/v1/jobs/parse`) must not read the agent's files (Nomad's `AllowFS`).
+    pub allow_fs: bool,
     /// Iteration variables of enclosing `for` expressions/directives, innermost last.
     scopes: Vec<BTreeMap<String, Value>>,
 }
@@ -34,6 +38,7 @@ impl<'a> EvalContext<'a> {
             map,
             vars: Map::new(),
             locals: Map::new(),
+            allow_fs: false,
             scopes: Vec::new(),
         }
     }

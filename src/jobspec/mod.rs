@@ -16,7 +16,8 @@
 //! constraint, affinity, restart, kill_timeout, kill_signal, leader, user, logs,
 //! shutdown_delay, service, lifecycle, dispatch_payload, template, artifact, volume_mount), and
 //! `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
-//! yet".
+//! yet". Expressions may call Nomad's jobspec function library (`functions`); its filesystem
+//! functions read files only for a job file named on the command line (`parse_file`).
 //!
 //! This module owns the jobspec language; it must not reach into server or client state.
 
@@ -84,16 +85,22 @@ impl fmt::Display for DiagList<'_> {
     }
 }
 
-/// Reads and parses a job file; `vars` are the `-var name=value` pairs.
+/// Reads and parses a job file; `vars` are the `-var name=value` pairs. The filesystem
+/// functions (`file()`, `fileset()`, ...) may read files relative to the job file.
 pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, JobspecError> {
     let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_str(&src, &path.display().to_string(), vars)
+    let filename = path.display().to_string();
+    decode::decode(&src, &filename, vars, &[], true).map_err(|diagnostics| JobspecError::Parse {
+        filename,
+        diagnostics,
+    })
 }
 
-/// Parses jobspec source text; `filename` is used in error positions.
+/// Parses jobspec source text; `filename` is used in error positions. The filesystem
+/// functions are disabled: this is the path for text that came over the network.
 pub fn parse_str(
     src: &str,
     filename: &str,
@@ -111,7 +118,7 @@ pub fn parse_str_with_env(
     vars: &[(String, String)],
     env: &[(String, String)],
 ) -> Result<Job, JobspecError> {
-    decode::decode(src, filename, vars, env).map_err(|diagnostics| JobspecError::Parse {
+    decode::decode(src, filename, vars, env, false).map_err(|diagnostics| JobspecError::Parse {
         filename: filename.to_string(),
         diagnostics,
     })

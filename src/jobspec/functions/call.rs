@@ -102,6 +102,7 @@ impl EvalContext<'_> {
                 .parent()
                 .map(|p| p.to_path_buf())
                 .unwrap_or_default(),
+            allow_fs: self.allow_fs,
         };
         spec.call(&ctx, &vals).map_err(|e| match e {
             FnError::Arg { index, .. } => {

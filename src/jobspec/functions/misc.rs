@@ -93,17 +93,22 @@ pub(super) fn urlencode(st: &str) -> String {
 
 // ---- filesystem ---------------------------------------------------------------------------
 
-pub(super) fn resolve(c: &FnContext, p: &str) -> PathBuf {
+/// A path for a function that reads the disk, relative to the job file's dir. Fails when the
+/// job text came over the API (Nomad answers the same: "filesystem function disabled").
+pub(super) fn resolve(c: &FnContext, p: &str) -> Result<PathBuf, FnError> {
+    if !c.allow_fs {
+        return Err(FnError::Call("filesystem function disabled".to_string()));
+    }
     let p = PathBuf::from(pathexpand(p));
-    if p.is_absolute() {
+    Ok(if p.is_absolute() {
         p
     } else {
         c.base_dir.join(p)
-    }
+    })
 }
 
 pub(super) fn read_file(c: &FnContext, p: &str) -> Result<Vec<u8>, FnError> {
-    let path = resolve(c, p);
+    let path = resolve(c, p)?;
     std::fs::read(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             arg_err(0, "path", format!("no file exists at {}; this function works only with files that are distributed as part of the configuration source code, so if this file will be created by a resource in this configuration you must instead obtain this result from an attribute of that resource", path.display()))
@@ -243,7 +248,7 @@ pub(super) fn fileset(c: &FnContext, a: &[Value]) -> FnResult {
     let pat = str_arg(a, 1, "pattern")?;
     let re = regex::Regex::new(&glob_regex(&pat))
         .map_err(|e| arg_err(1, "pattern", format!("failed to glob pattern {pat:?}: {e}")))?;
-    let root = resolve(c, &base);
+    let root = resolve(c, &base)?;
     let mut found = Vec::new();
     let mut stack = vec![(root.clone(), String::new())];
     while let Some((dir, rel)) = stack.pop() {

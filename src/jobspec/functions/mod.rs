@@ -43,6 +43,8 @@ pub enum FnError {
 /// Where the function library may look: relative paths resolve against the job file's dir.
 pub struct FnContext {
     pub base_dir: PathBuf,
+    /// False for job text that came over the API: filesystem functions then fail.
+    pub allow_fs: bool,
 }
 
 type FnResult = Result<Value, FnError>;
@@ -373,7 +375,7 @@ static TABLE: &[(&str, Spec)] = &[
     (
         "fileexists",
         spec!(["path"], None, |c, a| {
-            let p = resolve(c, &str_arg(a, 0, "path")?);
+            let p = resolve(c, &str_arg(a, 0, "path")?)?;
             match std::fs::metadata(&p) {
                 Ok(m) if m.is_file() => Ok(Value::Bool(true)),
                 Ok(_) => Err(FnError::Call(format!(

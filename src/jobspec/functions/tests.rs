@@ -7,9 +7,14 @@ use crate::jobspec::diag::SourceMap;
 use crate::jobspec::eval::EvalContext;
 
 fn eval_in(src: &str, filename: &str) -> Result<Value, String> {
+    eval_with(src, filename, true)
+}
+
+fn eval_with(src: &str, filename: &str, allow_fs: bool) -> Result<Value, String> {
     let expr = hcl_edit::parser::parse_expr(src).map_err(|e| e.message().to_string())?;
     let map = SourceMap::new(filename, src);
     let mut ctx = EvalContext::new(&map);
+    ctx.allow_fs = allow_fs;
     ctx.eval(&expr).map_err(|d| d.to_string())
 }
 
@@ -225,6 +230,33 @@ fn filesystem_functions_resolve_against_the_job_file() {
         (r#"dirname("c.txt")"#, json!(".")),
         (r#"abspath("/a/./b/../c")"#, json!("/a/c")),
     ]);
+}
+
+#[test]
+fn filesystem_functions_are_disabled_for_api_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("secret"), "s3cret").expect("write");
+    let job = dir.path().join("job.hcl");
+    let job = job.to_str().expect("utf-8 path");
+    for f in [
+        r#"file("secret")"#,
+        r#"filebase64("secret")"#,
+        r#"fileexists("secret")"#,
+        r#"fileset(".", "*")"#,
+    ] {
+        let err = eval_with(f, job, false).expect_err(f);
+        assert!(err.contains("filesystem function disabled"), "{f}: {err}");
+    }
+    // The public text parser (used by /v1/jobs/parse) never reads files.
+    let src = format!(
+        "job \"x\" {{\n  meta {{\n    k = file(\"{}/secret\")\n  }}\n}}\n",
+        dir.path().display()
+    );
+    let err = crate::jobspec::parse_str(&src, "input.hcl", &[]).expect_err("fs disabled");
+    assert!(
+        err.to_string().contains("filesystem function disabled"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -92,19 +92,20 @@ fn affinity(dec: &mut Decoder, b: &Block) -> Affinity {
         weight: weight(dec, c.attr("weight")),
     };
     // In jobspec2's order: a later shorthand wins over an earlier one.
-    for op in [
-        "version",
-        "semver",
-        "regexp",
-        "set_contains_any",
-        "set_contains_all",
-        "set_contains",
-    ] {
-        if let Some(v) = dec.string(c.attr(op)).filter(|v| !v.is_empty()) {
-            out.operand = op.to_string();
-            out.r_target = v;
-        }
-    }
+    super::decode::apply_shorthands(
+        dec,
+        &c,
+        &[
+            "version",
+            "semver",
+            "regexp",
+            "set_contains_any",
+            "set_contains_all",
+            "set_contains",
+        ],
+        &mut out.operand,
+        &mut out.r_target,
+    );
     if out.operand.is_empty() {
         out.operand = "=".to_string();
     }

@@ -369,6 +369,24 @@ fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
 
 /// jobspec2's decodeConstraint: `attribute`/`operator`/`value`, plus the shorthand arguments
 /// that set the operand (and target) themselves.
+/// The shorthand attributes of `constraint` and `affinity` (`version = ">= 1.0"` means
+/// operator "version"): each one given sets the operator and value, a later one in `ops`
+/// winning over an earlier one, in the order jobspec2 applies them for that block.
+pub(super) fn apply_shorthands(
+    dec: &mut Decoder,
+    c: &Content,
+    ops: &[&str],
+    operand: &mut String,
+    r_target: &mut String,
+) {
+    for op in ops {
+        if let Some(v) = dec.string(c.attr(op)).filter(|v| !v.is_empty()) {
+            *operand = op.to_string();
+            *r_target = v;
+        }
+    }
+}
+
 fn constraint(dec: &mut Decoder, b: &Block) -> Constraint {
     let c = dec.content(&b.body, &CONSTRAINT_SCHEMA);
     let mut out = Constraint {
@@ -376,19 +394,20 @@ fn constraint(dec: &mut Decoder, b: &Block) -> Constraint {
         r_target: dec.string(c.attr("value")).unwrap_or_default(),
         operand: dec.string(c.attr("operator")).unwrap_or_default(),
     };
-    for op in [
-        "version",
-        "semver",
-        "regexp",
-        "set_contains",
-        "set_contains_all",
-        "set_contains_any",
-    ] {
-        if let Some(v) = dec.string(c.attr(op)).filter(|v| !v.is_empty()) {
-            out.operand = op.to_string();
-            out.r_target = v;
-        }
-    }
+    apply_shorthands(
+        dec,
+        &c,
+        &[
+            "version",
+            "semver",
+            "regexp",
+            "set_contains",
+            "set_contains_all",
+            "set_contains_any",
+        ],
+        &mut out.operand,
+        &mut out.r_target,
+    );
     if let Some(d) = dec.bool(c.attr("distinct_hosts")) {
         out.operand = "distinct_hosts".to_string();
         out.r_target = d.to_string();

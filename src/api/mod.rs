@@ -8,6 +8,7 @@
 
 pub mod alloc;
 pub mod client;
+pub mod deployment;
 pub mod duration;
 pub mod eval;
 pub mod job;
@@ -15,6 +16,7 @@ pub mod node;
 pub mod plan;
 
 pub use alloc::*;
+pub use deployment::*;
 pub use eval::*;
 pub use job::*;
 pub use node::*;

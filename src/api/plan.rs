@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::alloc::Allocation;
+use super::deployment::{Deployment, DeploymentStatusUpdate};
 use super::eval::Evaluation;
 use super::job::Job;
 
@@ -24,12 +25,18 @@ pub struct Plan {
     pub node_allocation: BTreeMap<String, Vec<Allocation>>,
     /// The snapshot index the scheduler read; the applier re-checks nodes newer than it.
     pub snapshot_index: u64,
+    /// A deployment to create or update with this plan.
+    pub deployment: Option<Deployment>,
+    /// Status changes of other deployments (e.g. cancelling one for an older job version).
+    pub deployment_updates: Vec<DeploymentStatusUpdate>,
 }
 
 impl Plan {
     pub fn is_no_op(&self) -> bool {
         self.node_update.values().all(Vec::is_empty)
             && self.node_allocation.values().all(Vec::is_empty)
+            && self.deployment.is_none()
+            && self.deployment_updates.is_empty()
     }
 }
 

@@ -9,10 +9,10 @@ use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
 
 use crate::api::{
-    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Node,
-    Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN, EVAL_STATUS_BLOCKED,
-    EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
-    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+    AllocDeploymentStatus, AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation,
+    Evaluation, Job, Node, Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN,
+    EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH,
+    JOB_TYPE_SERVICE, NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
 };
 
 use super::feasible::{
@@ -96,6 +96,11 @@ pub fn process_eval(
     let mut elig = Eligibility::default();
 
     let live_job = job.as_ref().filter(|j| !j.stop).cloned();
+    let latest_deployment = state.latest_deployment(&eval.namespace, &eval.job_id);
+    let new_deployment_id = {
+        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(47) ^ salt);
+        seeded_uuid(&mut id_rng)
+    };
     let recon = {
         let input = ReconcileInput {
             job_id: &eval.job_id,
@@ -103,6 +108,8 @@ pub fn process_eval(
             allocs: &allocs,
             tainted: &tainted,
             now: ctx.now,
+            deployment: latest_deployment.as_deref(),
+            new_deployment_id: &new_deployment_id,
         };
         let mut update = |existing: &Allocation, tg: &TaskGroup| match live_job.as_ref() {
             Some(new_job) => update_decision(
@@ -116,7 +123,8 @@ pub fn process_eval(
     for stop in &recon.stops {
         pctx.stop(&stop.alloc, stop.description, stop.client_status);
     }
-    for alloc in recon.inplace {
+    for mut alloc in recon.inplace {
+        alloc.deployment_id = recon.deployment_id.clone();
         pctx.place(alloc);
     }
 
@@ -159,7 +167,18 @@ pub fn process_eval(
                 metric.node_pool = job_pool(job).to_string();
                 match option {
                     Some(ranked) => {
-                        let alloc = new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
+                        let mut alloc =
+                            new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
+                        alloc.deployment_id = recon.deployment_id.clone();
+                        if p.canary {
+                            alloc.deployment_status = Some(
+                                AllocDeploymentStatus {
+                                    canary: true,
+                                    ..Default::default()
+                                }
+                                .to_value(),
+                            );
+                        }
                         pctx.place(alloc);
                     }
                     None => {
@@ -191,6 +210,8 @@ pub fn process_eval(
             .map(|(node, allocs)| (node, allocs.into_iter().map(Arc::unwrap_or_clone).collect()))
             .collect(),
         snapshot_index: state.index(),
+        deployment: recon.deployment,
+        deployment_updates: recon.deployment_updates,
     };
 
     let escaped = live_job.as_ref().is_some_and(|j| job_escapes(j));

@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use crate::api::{Allocation, Evaluation, Job, Node, Plan};
+use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
 pub mod feasible;
 mod generic;
@@ -31,6 +31,7 @@ mod invariant_tests;
 mod plan_ctx;
 pub mod rank;
 pub mod reconcile;
+mod reconcile_deploy;
 mod stack;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -60,6 +61,10 @@ pub trait StateView: Send + Sync {
     fn nodes(&self) -> Vec<Arc<Node>>;
     fn allocs_by_job(&self, namespace: &str, job_id: &str) -> Vec<Arc<Allocation>>;
     fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>>;
+    /// The job's most recent deployment (none by default, for views without deployments).
+    fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {
+        None
+    }
 }
 
 /// Inputs a scheduler run takes from outside, so runs are reproducible.

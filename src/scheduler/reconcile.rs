@@ -19,17 +19,28 @@
 //! replace under the same name) or in place, as the caller's update function decides.
 //!
 //! Reschedule policy: attempts within the interval (or unlimited) are honoured, but the delay is
-//! not: an eligible failed alloc is replaced in this eval. Update strategies (max_parallel,
-//! canaries) are not applied: every destructive update happens at once.
+//! not: an eligible failed alloc is replaced in this eval.
+//!
+//! Deployments (`reconcile_deploy`): a group with an `update` block makes at most
+//! `max_parallel` destructive updates per pass less its deployment's allocs not yet healthy;
+//! with `canary = N` it first places N canaries beside the old allocs and makes no
+//! destructive update until the deployment is promoted, after which the old allocs that share
+//! a canary's name stop and the rest roll. A deployment is created per job version that
+//! changes the spec (or has no allocs yet), and marked successful once every group is healthy.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::reconcile_deploy::{
+    deploy_view, destructive_limit, new_deployment, new_group_state, running_description, strategy,
+    DeployView, GroupDeploy,
+};
 use crate::api::{
-    Allocation, Job, ReschedulePolicy, TaskGroup, ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED,
-    ALLOC_CLIENT_LOST, HOUR, JOB_TYPE_SERVICE, MINUTE, SECOND,
+    Allocation, Deployment, DeploymentStatusUpdate, Job, ReschedulePolicy, TaskGroup,
+    ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST, DEPLOYMENT_STATUS_RUNNING,
+    DEPLOYMENT_STATUS_SUCCESSFUL, DESC_SUCCESSFUL, HOUR, JOB_TYPE_SERVICE, MINUTE, SECOND,
 };
 
 // Nomad's exact desired descriptions.
@@ -78,6 +89,8 @@ pub struct Placement {
     pub reschedule: bool,
     /// Destructive updates stop the previous alloc only if the replacement is placed.
     pub stop_previous: Option<&'static str>,
+    /// A canary of the deployment: placed beside the alloc it will replace.
+    pub canary: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -86,6 +99,12 @@ pub struct ReconcileResult {
     /// Destructive replacements first, then the rest, each in name order.
     pub placements: Vec<Placement>,
     pub inplace: Vec<Allocation>,
+    /// The deployment to create or update with the plan (None: unchanged or none).
+    pub deployment: Option<Deployment>,
+    /// Status changes of deployments (cancel an older one, mark this one successful).
+    pub deployment_updates: Vec<DeploymentStatusUpdate>,
+    /// The deployment placements and in-place updates belong to ("" when none).
+    pub deployment_id: String,
 }
 
 pub fn alloc_name(job_id: &str, group: &str, index: u32) -> String {
@@ -173,6 +192,10 @@ pub struct ReconcileInput<'a> {
     pub allocs: &'a [Arc<Allocation>],
     pub tainted: &'a BTreeMap<String, Taint>,
     pub now: i64,
+    /// The job's latest deployment.
+    pub deployment: Option<&'a Deployment>,
+    /// The ID a deployment created by this pass gets.
+    pub new_deployment_id: &'a str,
 }
 
 /// Runs the reconciliation. `update` is asked about each untainted alloc whose job differs
@@ -183,6 +206,8 @@ pub fn reconcile(
 ) -> ReconcileResult {
     let mut result = ReconcileResult::default();
     let job = input.job.filter(|j| !j.stop);
+    let view = deploy_view(input.job, input.deployment);
+    result.deployment_updates = view.updates.clone();
     let groups: BTreeSet<&str> = job
         .map(|j| j.task_groups.iter().map(|tg| tg.name.as_str()).collect())
         .unwrap_or_default();
@@ -207,26 +232,88 @@ pub fn reconcile(
 
     let mut destructive = Vec::new();
     let mut others = Vec::new();
+    let mut groups_deploy: BTreeMap<String, GroupDeploy> = BTreeMap::new();
     for tg in &job.task_groups {
         let group_allocs: Vec<&Arc<Allocation>> = input
             .allocs
             .iter()
             .filter(|a| a.task_group == tg.name)
             .collect();
-        reconcile_group(
+        let gd = reconcile_group(
             input,
             job,
             tg,
             &group_allocs,
+            &view,
             update,
             &mut result,
             &mut destructive,
             &mut others,
         );
+        groups_deploy.insert(tg.name.clone(), gd);
     }
     result.placements.extend(destructive);
     result.placements.extend(others);
+    finish_deployment(input, job, &view, &groups_deploy, &mut result);
     result
+}
+
+/// Create the deployment this pass needs, record canary counts, or mark it successful.
+fn finish_deployment(
+    input: &ReconcileInput<'_>,
+    job: &Job,
+    view: &DeployView,
+    groups: &BTreeMap<String, GroupDeploy>,
+    result: &mut ReconcileResult,
+) {
+    let existed = view.current.is_some();
+    let mut deployment = view.current.clone();
+    let mut changed = false;
+    if deployment.is_none() && groups.values().any(|g| g.wants_deployment) {
+        let mut d = new_deployment(job, input.new_deployment_id, input.now);
+        for tg in &job.task_groups {
+            if let Some(u) = strategy(job, tg) {
+                d.task_groups
+                    .insert(tg.name.clone(), new_group_state(u, tg, input.now));
+            }
+        }
+        deployment = Some(d);
+        changed = true;
+    }
+    let Some(mut d) = deployment else {
+        return;
+    };
+    for (name, g) in groups {
+        if let Some(st) = d.task_groups.get_mut(name) {
+            if g.desired_canaries > st.desired_canaries {
+                st.desired_canaries = g.desired_canaries;
+                changed = true;
+            }
+        }
+    }
+    if d.status == DEPLOYMENT_STATUS_RUNNING {
+        let desc = running_description(&d);
+        if d.status_description != desc {
+            d.status_description = desc.to_string();
+            changed = true;
+        }
+    }
+    result.deployment_id = d.id.clone();
+    if existed
+        && d.status == DEPLOYMENT_STATUS_RUNNING
+        && groups
+            .iter()
+            .all(|(name, g)| g.complete || !d.task_groups.contains_key(name))
+    {
+        result.deployment_updates.push(DeploymentStatusUpdate {
+            deployment_id: d.id.clone(),
+            status: DEPLOYMENT_STATUS_SUCCESSFUL.to_string(),
+            status_description: DESC_SUCCESSFUL.to_string(),
+        });
+    }
+    if changed {
+        result.deployment = Some(d);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -235,11 +322,12 @@ fn reconcile_group(
     job: &Job,
     tg: &TaskGroup,
     allocs: &[&Arc<Allocation>],
+    view: &DeployView,
     update: &mut dyn FnMut(&Allocation, &TaskGroup) -> UpdateDecision,
     result: &mut ReconcileResult,
     destructive: &mut Vec<Placement>,
     others: &mut Vec<Placement>,
-) {
+) -> GroupDeploy {
     let batch = job.is_batch();
     let policy = tg
         .reschedule_policy
@@ -309,6 +397,50 @@ fn reconcile_group(
             _ => untainted.push(a.clone()),
         }
     }
+
+    // Canaries of the current deployment stand beside the allocs they will replace: until
+    // promotion they do not count toward the group's count.
+    let strat = strategy(job, tg);
+    let current = view.current.as_ref();
+    let promoted = current
+        .and_then(|d| d.task_groups.get(&tg.name))
+        .is_some_and(|st| st.promoted);
+    let same_version =
+        |a: &Allocation| a.job.as_ref().map(|j| j.job_modify_index) == Some(job.job_modify_index);
+    let (mut canaries, rest): (Vec<_>, Vec<_>) = untainted.into_iter().partition(|a| {
+        current.is_some_and(|d| a.deployment_id == d.id) && a.is_canary() && same_version(a)
+    });
+    untainted = rest;
+    if promoted {
+        let canary_names: BTreeSet<String> = canaries.iter().map(|a| a.name.clone()).collect();
+        untainted.retain(|a| {
+            if canary_names.contains(&a.name) && !same_version(a) {
+                result.stops.push(StopResult {
+                    alloc: a.clone(),
+                    description: STATUS_ALLOC_NOT_NEEDED,
+                    client_status: None,
+                });
+                return false;
+            }
+            true
+        });
+        untainted.append(&mut canaries);
+    } else if view.failed {
+        // A failed deployment's unpromoted canaries are not needed.
+        for a in canaries.drain(..) {
+            result.stops.push(StopResult {
+                alloc: a,
+                description: STATUS_ALLOC_NOT_NEEDED,
+                client_status: None,
+            });
+        }
+    }
+    let had_running = allocs.iter().any(|a| {
+        a.job
+            .as_ref()
+            .is_some_and(|j| j.version == job.version && j.create_index == job.create_index)
+    });
+    let placed_before = destructive.len() + others.len();
 
     let count = tg.count.max(0) as usize;
     let mut existing = untainted.len() + done.len() + replaced.len();
@@ -381,26 +513,80 @@ fn reconcile_group(
             previous: None,
             reschedule: false,
             stop_previous: None,
+            canary: false,
         });
     }
 
-    for a in untainted {
-        let same = a.job.as_ref().map(|j| j.job_modify_index) == Some(job.job_modify_index);
-        if same {
+    let mut group_destructive = Vec::new();
+    let mut inplace = 0usize;
+    for a in &untainted {
+        if same_version(a) {
             continue;
         }
-        match update(&a, tg) {
+        match update(a, tg) {
             UpdateDecision::Ignore => {}
-            UpdateDecision::Destructive => destructive.push(Placement {
+            UpdateDecision::Destructive => group_destructive.push(Placement {
                 name: a.name.clone(),
                 task_group: tg.name.clone(),
                 previous: Some(a.clone()),
                 reschedule: false,
                 stop_previous: Some(STATUS_ALLOC_UPDATING),
+                canary: false,
             }),
-            UpdateDecision::InPlace(new) => result.inplace.push(*new),
+            UpdateDecision::InPlace(new) => {
+                inplace += 1;
+                result.inplace.push(*new);
+            }
         }
     }
+
+    let want_canaries = strat.map(|u| u.canary.max(0) as usize).unwrap_or(0);
+    let canary_state = want_canaries > 0
+        && !promoted
+        && !view.failed
+        && (!group_destructive.is_empty() || !canaries.is_empty());
+    let require_canary =
+        canary_state && !group_destructive.is_empty() && canaries.len() < want_canaries;
+    let mut gd = GroupDeploy::default();
+    if canary_state {
+        gd.desired_canaries = want_canaries as i64;
+    }
+    if require_canary && !view.paused {
+        // Canaries take the names of the allocs they will replace, lowest index first.
+        let taken: BTreeSet<&str> = canaries.iter().map(|a| a.name.as_str()).collect();
+        let names: Vec<String> = group_destructive
+            .iter()
+            .map(|p| p.name.clone())
+            .filter(|n| !taken.contains(n.as_str()))
+            .take(want_canaries - canaries.len())
+            .collect();
+        for name in names {
+            others.push(Placement {
+                name,
+                task_group: tg.name.clone(),
+                previous: None,
+                reschedule: false,
+                stop_previous: None,
+                canary: true,
+            });
+        }
+    }
+    let total_destructive = group_destructive.len();
+    let limit = destructive_limit(strat, view, canary_state, &untainted, total_destructive);
+    destructive.extend(group_destructive.into_iter().take(limit));
+
+    let placed = destructive.len() + others.len() - placed_before;
+    gd.wants_deployment =
+        strat.is_some() && count > 0 && (!had_running || total_destructive > 0 || inplace > 0);
+    gd.complete = placed == 0 && total_destructive == 0 && inplace == 0 && !require_canary;
+    if let Some(st) = current.and_then(|d| d.task_groups.get(&tg.name)) {
+        if st.healthy_allocs < st.desired_total.max(st.desired_canaries)
+            || (st.desired_canaries > 0 && !st.promoted)
+        {
+            gd.complete = false;
+        }
+    }
+    gd
 }
 
 fn replacement(a: &Arc<Allocation>, reschedule: bool) -> Placement {
@@ -410,6 +596,7 @@ fn replacement(a: &Arc<Allocation>, reschedule: bool) -> Placement {
         previous: Some(a.clone()),
         reschedule,
         stop_previous: None,
+        canary: false,
     }
 }
 

@@ -14,6 +14,8 @@ fn run(
         allocs,
         tainted,
         now: 1_000,
+        deployment: None,
+        new_deployment_id: "d1",
     };
     reconcile(&input, &mut |_, _| decision.clone())
 }

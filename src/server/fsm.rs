@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::{Allocation, Evaluation, Job, Node};
+use crate::api::{
+    Allocation, Deployment, DeploymentStatusUpdate, Evaluation, Job, Node,
+    DEPLOYMENT_STATUS_SUCCESSFUL,
+};
 
 /// One raft log entry's payload. Variants differ in size; entries are short-lived, so
 /// boxing the big ones would buy nothing.
@@ -53,6 +56,38 @@ pub enum Command {
         job: Option<Arc<Job>>,
         stopped: Vec<Allocation>,
         placed: Vec<Allocation>,
+        eval: Option<Evaluation>,
+        time: i64,
+        /// The deployment the plan creates or updates.
+        #[serde(default)]
+        deployment: Option<Deployment>,
+        /// Status changes of other deployments (older versions cancelled).
+        #[serde(default)]
+        deployment_updates: Vec<DeploymentStatusUpdate>,
+    },
+    /// A deployment's status changes (watcher, `deployment fail/pause/resume`), optionally with
+    /// a job to register (auto-revert) and an eval to continue.
+    DeploymentStatusUpdate {
+        update: DeploymentStatusUpdate,
+        job: Option<Job>,
+        eval: Option<Evaluation>,
+        time: i64,
+    },
+    /// Promote the canaries of some (empty: all) groups of a deployment.
+    DeploymentPromote {
+        deployment_id: String,
+        groups: Vec<String>,
+        eval: Option<Evaluation>,
+        time: i64,
+    },
+    /// Set deployment health of allocs, possibly failing the deployment (and reverting) in
+    /// the same entry.
+    DeploymentAllocHealth {
+        deployment_id: String,
+        healthy: Vec<String>,
+        unhealthy: Vec<String>,
+        update: Option<DeploymentStatusUpdate>,
+        job: Option<Job>,
         eval: Option<Evaluation>,
         time: i64,
     },
@@ -130,6 +165,7 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             let k = (namespace.clone(), job_id.clone());
             if *purge {
                 s.delete_job(index, namespace, job_id);
+                s.delete_job_deployments(index, &k);
             } else if let Some(existing) = s.job_by_id(namespace, job_id) {
                 let mut job = (*existing).clone();
                 job.stop = true;
@@ -173,6 +209,7 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             }
             for k in StateSnapshot::keys_of(&updated, evals) {
                 s.refresh_job(index, &k);
+                s.recount_deployments(index, &k, *time);
             }
         }
         Command::EvalUpsert { evals } => {
@@ -189,7 +226,15 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             placed,
             eval,
             time,
+            deployment,
+            deployment_updates,
         } => {
+            if let Some(d) = deployment {
+                s.upsert_deployment(index, d.clone(), *time);
+            }
+            for u in deployment_updates {
+                apply_status_update(s, index, u, *time);
+            }
             for a in stopped {
                 let mut a = a.clone();
                 a.modify_time = *time;
@@ -207,8 +252,84 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             let all: Vec<_> = stopped.iter().chain(placed.iter()).cloned().collect();
             for k in StateSnapshot::keys_of(&all, &evals) {
                 s.refresh_job(index, &k);
+                s.recount_deployments(index, &k, *time);
             }
+        }
+        Command::DeploymentStatusUpdate {
+            update,
+            job,
+            eval,
+            time,
+        } => {
+            if !apply_status_update(s, index, update, *time) {
+                return Err(format!("deployment {} not found", update.deployment_id));
+            }
+            register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
+        }
+        Command::DeploymentPromote {
+            deployment_id,
+            groups,
+            eval,
+            time,
+        } => {
+            s.promote_deployment(index, deployment_id, groups, *time)?;
+            register_and_eval(s, index, None, eval.as_ref(), *time);
+        }
+        Command::DeploymentAllocHealth {
+            deployment_id,
+            healthy,
+            unhealthy,
+            update,
+            job,
+            eval,
+            time,
+        } => {
+            let Some(d) = s.deployment_by_id(deployment_id) else {
+                return Err(format!("deployment {deployment_id} not found"));
+            };
+            s.set_alloc_health(index, healthy, unhealthy, *time);
+            s.recount_deployments(index, &(d.namespace.clone(), d.job_id.clone()), *time);
+            if let Some(u) = update {
+                apply_status_update(s, index, u, *time);
+            }
+            register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
         }
     }
     Ok(())
+}
+
+/// Apply a deployment status change; a successful deployment marks its job version stable.
+fn apply_status_update(
+    s: &mut StateSnapshot,
+    index: u64,
+    u: &DeploymentStatusUpdate,
+    time: i64,
+) -> bool {
+    if !s.update_deployment_status(index, u, time) {
+        return false;
+    }
+    if u.status == DEPLOYMENT_STATUS_SUCCESSFUL {
+        if let Some(d) = s.deployment_by_id(&u.deployment_id) {
+            s.set_job_stable(index, &d.namespace, &d.job_id, d.job_version);
+        }
+    }
+    true
+}
+
+/// The job (a revert) and eval some deployment commands carry.
+fn register_and_eval(
+    s: &mut StateSnapshot,
+    index: u64,
+    job: Option<&Job>,
+    eval: Option<&Evaluation>,
+    time: i64,
+) {
+    if let Some(job) = job {
+        s.upsert_job(index, job.clone(), time);
+        s.refresh_job(index, &(job.namespace.clone(), job.id.clone()));
+    }
+    if let Some(e) = eval {
+        s.upsert_eval(index, e.clone());
+        s.refresh_job(index, &(e.namespace.clone(), e.job_id.clone()));
+    }
 }

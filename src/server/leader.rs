@@ -14,7 +14,11 @@ use crate::api::{
 /// their raft indexes).
 pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluation> {
     let ids: Vec<&str> = match cmd {
-        Command::JobRegister { eval, .. } | Command::JobDeregister { eval, .. } => {
+        Command::JobRegister { eval, .. }
+        | Command::JobDeregister { eval, .. }
+        | Command::DeploymentStatusUpdate { eval, .. }
+        | Command::DeploymentPromote { eval, .. }
+        | Command::DeploymentAllocHealth { eval, .. } => {
             eval.iter().map(|e| e.id.as_str()).collect()
         }
         Command::NodeUpdateStatus { evals, .. }

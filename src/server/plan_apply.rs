@@ -65,7 +65,11 @@ async fn apply(server: &Server, plan: Plan) -> Result<PlanResult, ServerError> {
         .flatten()
         .map(strip_job)
         .collect();
-    if stopped.is_empty() && placed.is_empty() {
+    if stopped.is_empty()
+        && placed.is_empty()
+        && plan.deployment.is_none()
+        && plan.deployment_updates.is_empty()
+    {
         result.refresh_index = snap.latest_index();
         return Ok(result);
     }
@@ -76,6 +80,8 @@ async fn apply(server: &Server, plan: Plan) -> Result<PlanResult, ServerError> {
             placed,
             eval: None,
             time: now_nanos(),
+            deployment: plan.deployment.clone(),
+            deployment_updates: plan.deployment_updates.clone(),
         })
         .await?;
     result.alloc_index = resp.index;

@@ -54,6 +54,8 @@ async fn place_alloc(server: &Server, job_id: &str, alloc_id: &str) -> u64 {
             placed: vec![alloc],
             eval: None,
             time: 1,
+            deployment: None,
+            deployment_updates: Vec::new(),
         })
         .await
         .expect("plan applies")

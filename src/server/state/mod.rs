@@ -9,6 +9,7 @@
 //! This module owns the tables and their invariants; it must not read clocks or draw random
 //! numbers (the FSM's apply must be deterministic).
 
+mod deployments;
 mod persist;
 mod summary;
 mod write;
@@ -19,7 +20,7 @@ use std::time::Duration;
 use imbl::{OrdMap, OrdSet};
 use tokio::sync::watch;
 
-use crate::api::{Allocation, Evaluation, Job, JobSummary, Node};
+use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
 
 pub use persist::PersistError;
@@ -38,16 +39,18 @@ pub enum Table {
     Nodes,
     Allocs,
     Evals,
+    Deployments,
 }
 
 impl Table {
-    pub const ALL: [Table; 6] = [
+    pub const ALL: [Table; 7] = [
         Table::Jobs,
         Table::JobSummaries,
         Table::JobVersions,
         Table::Nodes,
         Table::Allocs,
         Table::Evals,
+        Table::Deployments,
     ];
 }
 
@@ -63,6 +66,8 @@ pub struct StateSnapshot {
     allocs_by_job: OrdMap<JobKey, OrdSet<String>>,
     evals: OrdMap<String, Arc<Evaluation>>,
     evals_by_job: OrdMap<JobKey, OrdSet<String>>,
+    deployments: OrdMap<String, Arc<Deployment>>,
+    deployments_by_job: OrdMap<JobKey, OrdSet<String>>,
     table_index: OrdMap<Table, u64>,
     /// Raft index of the last applied command.
     index: u64,
@@ -229,6 +234,9 @@ impl StateView for StateSnapshot {
     }
     fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>> {
         self.allocs_for_node(node_id)
+    }
+    fn latest_deployment(&self, namespace: &str, job_id: &str) -> Option<Arc<Deployment>> {
+        StateSnapshot::latest_deployment(self, namespace, job_id)
     }
 }
 

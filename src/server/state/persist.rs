@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{key, StateSnapshot, Table};
-use crate::api::{Allocation, Evaluation, Job, JobSummary, Node};
+use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PersistError {
@@ -25,6 +25,9 @@ struct Persisted {
     nodes: Vec<Node>,
     allocs: Vec<Allocation>,
     evals: Vec<Evaluation>,
+    /// Absent in snapshots written before deployments existed.
+    #[serde(default)]
+    deployments: Vec<Deployment>,
 }
 
 impl StateSnapshot {
@@ -60,6 +63,7 @@ impl StateSnapshot {
                 })
                 .collect(),
             evals: self.evals.values().map(|e| (**e).clone()).collect(),
+            deployments: self.deployments.values().map(|d| (**d).clone()).collect(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -121,6 +125,13 @@ impl StateSnapshot {
                 .or_default()
                 .insert(e.id.clone());
             s.evals.insert(e.id.clone(), Arc::new(e));
+        }
+        for d in p.deployments {
+            s.deployments_by_job
+                .entry(key(&d.namespace, &d.job_id))
+                .or_default()
+                .insert(d.id.clone());
+            s.deployments.insert(d.id.clone(), Arc::new(d));
         }
         Ok(s)
     }

@@ -131,6 +131,8 @@ fn plan_and_client_updates_drive_summary_and_job_status() {
             }],
             eval: None,
             time: 10,
+            deployment: None,
+            deployment_updates: Vec::new(),
         },
     );
     let s = store.snapshot();
@@ -196,6 +198,8 @@ fn plan_and_client_updates_drive_summary_and_job_status() {
             placed: vec![],
             eval: None,
             time: 13,
+            deployment: None,
+            deployment_updates: Vec::new(),
         },
     );
     store.apply(
@@ -265,6 +269,8 @@ fn snapshot_round_trip_restores_everything() {
             placed: vec![alloc("a1", &j, "n1")],
             eval: None,
             time: 2,
+            deployment: None,
+            deployment_updates: Vec::new(),
         },
     );
 

@@ -11,7 +11,7 @@ impl StateSnapshot {
         self.index = index;
     }
 
-    fn touch(&mut self, table: Table, index: u64) {
+    pub(super) fn touch(&mut self, table: Table, index: u64) {
         self.table_index.insert(table, index);
     }
 

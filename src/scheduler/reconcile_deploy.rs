@@ -1,0 +1,152 @@
+//! The deployment side of the reconciler (Nomad's `reconciler` deployment handling): which
+//! deployment is current, how many destructive updates a pass may make (`max_parallel`
+//! less the deployment's allocs not yet healthy), canaries before old allocs stop, and when a
+//! deployment is created or complete.
+
+use crate::api::{
+    format_rfc3339, Allocation, Deployment, DeploymentState, DeploymentStatusUpdate, Job,
+    TaskGroup, UpdateStrategy, DEPLOYMENT_STATUS_CANCELLED, DEPLOYMENT_STATUS_FAILED,
+    DEPLOYMENT_STATUS_PAUSED, DEPLOYMENT_STATUS_RUNNING, DESC_NEWER_JOB, DESC_RUNNING,
+    DESC_RUNNING_AUTO_PROMOTION, DESC_RUNNING_NEEDS_PROMOTION, DESC_STOPPED_JOB, JOB_TYPE_SERVICE,
+};
+
+/// The job's deployment as this pass sees it.
+#[derive(Debug, Clone, Default)]
+pub struct DeployView {
+    /// The deployment of the current job version, if one exists.
+    pub current: Option<Deployment>,
+    pub paused: bool,
+    pub failed: bool,
+    /// Updates for deployments of older versions (cancelled).
+    pub updates: Vec<DeploymentStatusUpdate>,
+}
+
+/// Pick the current deployment; an active one for an older version (or a stopped job) is
+/// cancelled, as Nomad does.
+pub fn deploy_view(job: Option<&Job>, latest: Option<&Deployment>) -> DeployView {
+    let mut view = DeployView::default();
+    let Some(d) = latest else {
+        return view;
+    };
+    let same = job.is_some_and(|j| {
+        !j.stop && d.job_version == j.version && d.job_create_index == j.create_index
+    });
+    let finished = d.status == crate::api::DEPLOYMENT_STATUS_SUCCESSFUL
+        || d.status == DEPLOYMENT_STATUS_CANCELLED;
+    if same && finished {
+        // A finished deployment is no longer current (Nomad clears it).
+        return view;
+    }
+    if same {
+        view.paused = d.status == DEPLOYMENT_STATUS_PAUSED;
+        view.failed = d.status == DEPLOYMENT_STATUS_FAILED;
+        view.current = Some(d.clone());
+    } else if d.active() {
+        let stopped = job.is_none_or(|j| j.stop);
+        view.updates.push(DeploymentStatusUpdate {
+            deployment_id: d.id.clone(),
+            status: DEPLOYMENT_STATUS_CANCELLED.to_string(),
+            status_description: if stopped {
+                DESC_STOPPED_JOB
+            } else {
+                DESC_NEWER_JOB
+            }
+            .to_string(),
+        });
+    }
+    view
+}
+
+/// The update strategy the reconciler honours: service jobs with `max_parallel > 0`.
+pub fn strategy<'a>(job: &Job, tg: &'a TaskGroup) -> Option<&'a UpdateStrategy> {
+    tg.update
+        .as_ref()
+        .filter(|u| u.max_parallel > 0 && job.r#type == JOB_TYPE_SERVICE)
+}
+
+/// Nomad's `computeLimit`: how many destructive updates this pass may make.
+pub fn destructive_limit(
+    strategy: Option<&UpdateStrategy>,
+    view: &DeployView,
+    canary_state: bool,
+    untainted: &[std::sync::Arc<Allocation>],
+    pending: usize,
+) -> usize {
+    let Some(u) = strategy else {
+        return pending;
+    };
+    if pending == 0 {
+        return 0;
+    }
+    if view.paused || view.failed || canary_state {
+        return 0;
+    }
+    let mut limit = u.max_parallel.max(0) as i64;
+    if let Some(d) = &view.current {
+        for a in untainted.iter().filter(|a| a.deployment_id == d.id) {
+            match a.deployment_healthy() {
+                // An unhealthy alloc stops the rollout until the deployment is resolved.
+                Some(false) => return 0,
+                Some(true) => {}
+                None => limit -= 1,
+            }
+        }
+    }
+    limit.max(0) as usize
+}
+
+/// What one group of the pass contributes to the deployment.
+#[derive(Debug, Clone, Default)]
+pub struct GroupDeploy {
+    pub wants_deployment: bool,
+    pub desired_canaries: i64,
+    pub complete: bool,
+}
+
+/// The state a new deployment starts with for one group.
+pub fn new_group_state(u: &UpdateStrategy, tg: &TaskGroup, now: i64) -> DeploymentState {
+    DeploymentState {
+        auto_promote: u.auto_promote,
+        auto_revert: u.auto_revert,
+        desired_canaries: 0,
+        desired_total: tg.count.max(0) as i64,
+        progress_deadline: u.progress_deadline,
+        require_progress_by: if u.progress_deadline > 0 {
+            format_rfc3339(now.saturating_add(u.progress_deadline))
+        } else {
+            crate::api::ZERO_TIME.to_string()
+        },
+        ..Default::default()
+    }
+}
+
+/// A new running deployment for the job.
+pub fn new_deployment(job: &Job, id: &str, now: i64) -> Deployment {
+    Deployment {
+        id: id.to_string(),
+        namespace: job.namespace.clone(),
+        job_id: job.id.clone(),
+        job_version: job.version,
+        job_modify_index: job.job_modify_index,
+        job_spec_modify_index: job.job_modify_index,
+        job_create_index: job.create_index,
+        eval_priority: job.priority,
+        status: DEPLOYMENT_STATUS_RUNNING.to_string(),
+        status_description: DESC_RUNNING.to_string(),
+        create_time: now,
+        ..Default::default()
+    }
+}
+
+/// Nomad's description for a running deployment with canaries waiting.
+pub fn running_description(d: &Deployment) -> &'static str {
+    if d.requires_promotion() {
+        if d.has_auto_promote() {
+            DESC_RUNNING_AUTO_PROMOTION
+        } else {
+            DESC_RUNNING_NEEDS_PROMOTION
+        }
+    } else {
+        DESC_RUNNING
+    }
+}

@@ -121,7 +121,7 @@ pub fn new_group_state(u: &UpdateStrategy, tg: &TaskGroup, now: i64) -> Deployme
 }
 
 /// A new running deployment for the job.
-pub fn new_deployment(job: &Job, id: &str, now: i64) -> Deployment {
+pub(crate) fn new_deployment(job: &Job, id: &str, now: i64) -> Deployment {
     Deployment {
         id: id.to_string(),
         namespace: job.namespace.clone(),
@@ -150,3 +150,7 @@ pub fn running_description(d: &Deployment) -> &'static str {
         DESC_RUNNING
     }
 }
+
+#[cfg(test)]
+#[path = "reconcile_deploy_tests.rs"]
+mod tests;

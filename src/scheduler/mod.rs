@@ -39,6 +39,7 @@ mod update;
 mod version;
 
 pub use generic::{process_eval, DESC_BLOCKED_EVAL_FAILED_PLACEMENTS};
+pub use reconcile_deploy::running_description as deployment_running_description;
 
 /// Why a scheduler run could not produce a result at all. Problems the eval itself carries
 /// (an unknown trigger) are reported in the returned eval, as Nomad does, not here.

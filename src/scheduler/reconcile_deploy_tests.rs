@@ -3,12 +3,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::scheduler::reconcile::{reconcile, ReconcileInput, ReconcileResult, UpdateDecision};
 use crate::api::{
-    AllocDeploymentStatus, Allocation, Deployment, Job, UpdateStrategy, DEPLOYMENT_STATUS_CANCELLED,
-    DEPLOYMENT_STATUS_FAILED, DEPLOYMENT_STATUS_RUNNING, DEPLOYMENT_STATUS_SUCCESSFUL,
-    DESC_NEWER_JOB, DESC_RUNNING_NEEDS_PROMOTION, DESC_STOPPED_JOB, MINUTE, SECOND,
+    AllocDeploymentStatus, Allocation, Deployment, Job, UpdateStrategy,
+    DEPLOYMENT_STATUS_CANCELLED, DEPLOYMENT_STATUS_FAILED, DEPLOYMENT_STATUS_RUNNING,
+    DEPLOYMENT_STATUS_SUCCESSFUL, DESC_NEWER_JOB, DESC_RUNNING_NEEDS_PROMOTION, DESC_STOPPED_JOB,
+    MINUTE, SECOND,
 };
+use crate::scheduler::reconcile::{reconcile, ReconcileInput, ReconcileResult, UpdateDecision};
 use crate::scheduler::testing::{alloc, job};
 
 fn with_update(count: i32, max_parallel: i32, canary: i32) -> Job {
@@ -57,7 +58,12 @@ fn running(j: &Arc<Job>, n: u32) -> Vec<Arc<Allocation>> {
         .collect()
 }
 
-fn in_deployment(mut a: Allocation, d: &str, canary: bool, healthy: Option<bool>) -> Arc<Allocation> {
+fn in_deployment(
+    mut a: Allocation,
+    d: &str,
+    canary: bool,
+    healthy: Option<bool>,
+) -> Arc<Allocation> {
     a.id = format!("{}-v{}", a.id, a.job_version());
     a.deployment_id = d.into();
     a.client_status = "running".into();
@@ -118,7 +124,12 @@ fn unhealthy_progress_counts_against_max_parallel() {
     );
     // Two old allocs remain; index 0 is new and healthy, index 1 new and not yet healthy.
     let mut allocs = running(&v0, 4).split_off(2);
-    allocs.push(in_deployment(alloc(&v1, 0, "n1"), "dep1", false, Some(true)));
+    allocs.push(in_deployment(
+        alloc(&v1, 0, "n1"),
+        "dep1",
+        false,
+        Some(true),
+    ));
     allocs.push(in_deployment(alloc(&v1, 1, "n1"), "dep1", false, None));
     let r = run(Some(&v1), &allocs, Some(&d));
     assert_eq!(r.placements.len(), 1, "2 parallel less 1 pending");
@@ -138,7 +149,10 @@ fn canaries_are_placed_beside_old_allocs_until_promotion() {
     assert_eq!(r.placements.len(), 1);
     assert!(r.placements[0].canary);
     assert!(r.placements[0].previous.is_none());
-    assert!(r.stops.is_empty(), "old allocs keep running beside the canary");
+    assert!(
+        r.stops.is_empty(),
+        "old allocs keep running beside the canary"
+    );
     let d = r.deployment.expect("deployment");
     assert_eq!(d.task_groups["g"].desired_canaries, 1);
     assert_eq!(d.status_description, DESC_RUNNING_NEEDS_PROMOTION);
@@ -148,7 +162,10 @@ fn canaries_are_placed_beside_old_allocs_until_promotion() {
     allocs2.push(in_deployment(alloc(&v1, 0, "n1"), &d.id, true, Some(true)));
     let r = run(Some(&v1), &allocs2, Some(&d));
     assert!(r.placements.is_empty() && r.stops.is_empty());
-    assert!(r.deployment_updates.is_empty(), "not complete before promotion");
+    assert!(
+        r.deployment_updates.is_empty(),
+        "not complete before promotion"
+    );
 
     // Promoted: the old alloc sharing the canary's name stops and the rest roll.
     let mut promoted = d.clone();
@@ -169,7 +186,12 @@ fn failed_deployment_stops_canaries_and_updates_nothing() {
     let mut d = crate::scheduler::reconcile_deploy::new_deployment(&v1, "dep1", 0);
     d.status = DEPLOYMENT_STATUS_FAILED.into();
     let mut allocs = running(&v0, 2);
-    allocs.push(in_deployment(alloc(&v1, 0, "n1"), "dep1", true, Some(false)));
+    allocs.push(in_deployment(
+        alloc(&v1, 0, "n1"),
+        "dep1",
+        true,
+        Some(false),
+    ));
     let r = run(Some(&v1), &allocs, Some(&d));
     assert!(r.placements.is_empty());
     assert_eq!(r.stops.len(), 1);
@@ -208,5 +230,8 @@ fn older_or_stopped_deployments_are_cancelled() {
     stopped.stop = true;
     let r = run(Some(&stopped), &running(&v0, 1), Some(&d));
     assert_eq!(r.deployment_updates[0].status_description, DESC_STOPPED_JOB);
-    assert!(r.deployment.is_none(), "a stopped job gets no new deployment");
+    assert!(
+        r.deployment.is_none(),
+        "a stopped job gets no new deployment"
+    );
 }

@@ -76,6 +76,8 @@ async fn cancel(server: &Server, mut evals: Vec<Evaluation>) {
 
 /// Follow leadership; while leader, route evals from the FSM.
 pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluation>>) {
+    // The watcher acts only while this server leads; it checks on every tick.
+    tokio::spawn(super::deployment_watcher::run(server.clone()));
     let mut leadership = server.raft().leadership();
     let mut leader = false;
     loop {

@@ -9,6 +9,7 @@
 //! `Server` owns every long-lived task it starts and joins them on `shutdown`.
 
 pub mod blocked_evals;
+mod deployment_watcher;
 pub mod endpoints;
 mod error;
 pub mod eval_broker;

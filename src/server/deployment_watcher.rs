@@ -1,0 +1,208 @@
+//! The deployment watcher (leader only): decides alloc health for running deployments, fails
+//! them on unhealthy allocs or a missed progress deadline (auto-reverting to the last stable
+//! version when asked), auto-promotes healthy canaries, and creates evals so the scheduler
+//! keeps rolling. The scheduler itself marks a deployment successful once every group is
+//! healthy.
+//!
+//! Health follows Nomad's `task_states` check: an alloc is healthy once every task has been
+//! running for `min_healthy_time`, unhealthy if a task failed, the alloc stopped, or it was
+//! not healthy by `healthy_deadline`. Nomad's client makes this call; here the leader makes
+//! it from the task states the client reports (the same inputs), so no client change is
+//! needed. A client-reported `DeploymentStatus.Healthy` is respected as is.
+
+use std::time::Duration;
+
+use chrono::DateTime;
+
+use super::endpoints::deployment::{promote, set_alloc_health};
+use super::state::StateSnapshot;
+use super::Server;
+use crate::api::{
+    now_nanos, Allocation, Deployment, DEPLOYMENT_STATUS_RUNNING, DESC_FAILED_ALLOCATIONS,
+    DESC_PROGRESS_DEADLINE, TASK_STATE_RUNNING,
+};
+
+const TICK: Duration = Duration::from_millis(500);
+
+pub(crate) async fn run(server: Server) {
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = server.shutdown_token().cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if !server.is_leader() {
+            continue;
+        }
+        let snap = server.state().snapshot();
+        for d in snap.deployments(None) {
+            if d.status != DEPLOYMENT_STATUS_RUNNING {
+                continue;
+            }
+            if let Err(e) = watch_one(&server, &snap, &d, now_nanos()).await {
+                tracing::warn!(deployment = %d.id, error = %e, "deployment watcher");
+            }
+        }
+    }
+}
+
+/// What the watcher decided for one deployment.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Decision {
+    pub healthy: Vec<String>,
+    pub unhealthy: Vec<String>,
+    pub deadline_missed: bool,
+    pub auto_promote: bool,
+}
+
+async fn watch_one(
+    server: &Server,
+    snap: &StateSnapshot,
+    d: &Deployment,
+    now: i64,
+) -> Result<(), super::endpoints::deployment::DeploymentError> {
+    let dec = decide(snap, d, now);
+    if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() {
+        set_alloc_health(
+            server,
+            &d.id,
+            dec.healthy,
+            dec.unhealthy,
+            DESC_FAILED_ALLOCATIONS,
+        )
+        .await?;
+    } else if dec.deadline_missed {
+        // A missed deadline fails like unhealthy allocs, with its own description.
+        let snap = server.state().snapshot();
+        let (update, job) =
+            super::endpoints::deployment::failure(&snap, d, DESC_PROGRESS_DEADLINE, &[]);
+        let eval_job = job.clone().or_else(|| {
+            snap.job_by_id(&d.namespace, &d.job_id)
+                .map(|j| (*j).clone())
+        });
+        let eval = eval_job.map(|j| super::endpoints::deployment::deployment_eval(&j, &d.id, now));
+        let resp = server
+            .propose(super::fsm::Command::DeploymentStatusUpdate {
+                update,
+                job,
+                eval,
+                time: now,
+            })
+            .await?;
+        if !resp.error.is_empty() {
+            tracing::warn!(deployment = %d.id, error = %resp.error, "failing deployment");
+        }
+    } else if dec.auto_promote {
+        promote(server, &d.id, Vec::new()).await?;
+    }
+    Ok(())
+}
+
+/// Pure decision for one running deployment at `now`.
+pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision {
+    let mut dec = Decision::default();
+    let allocs: Vec<_> = snap
+        .allocs_for_job(&d.namespace, &d.job_id)
+        .into_iter()
+        .filter(|a| a.deployment_id == d.id)
+        .collect();
+    for a in &allocs {
+        if a.deployment_healthy().is_some() || a.server_terminal() {
+            continue;
+        }
+        match alloc_health(a, now) {
+            Some(true) => dec.healthy.push(a.id.clone()),
+            Some(false) => dec.unhealthy.push(a.id.clone()),
+            None => {}
+        }
+    }
+    if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() {
+        return dec;
+    }
+    let canaries_healthy = |group: &str, want: i64| {
+        allocs
+            .iter()
+            .filter(|a| a.task_group == group && a.is_canary())
+            .filter(|a| a.deployment_healthy() == Some(true))
+            .count() as i64
+            >= want
+    };
+    for (group, st) in &d.task_groups {
+        let waiting_promotion =
+            st.desired_canaries > 0 && !st.promoted && canaries_healthy(group, st.desired_canaries);
+        let done =
+            st.healthy_allocs >= st.desired_total && (st.desired_canaries == 0 || st.promoted);
+        if st.progress_deadline > 0 && !done && !waiting_promotion {
+            if let Ok(t) = DateTime::parse_from_rfc3339(&st.require_progress_by) {
+                let by = t.timestamp_nanos_opt().unwrap_or(i64::MAX);
+                if by > 0 && now > by {
+                    dec.deadline_missed = true;
+                }
+            }
+        }
+    }
+    if !dec.deadline_missed && d.requires_promotion() && d.has_auto_promote() {
+        dec.auto_promote = d
+            .task_groups
+            .iter()
+            .filter(|(_, st)| st.desired_canaries > 0)
+            .all(|(g, st)| canaries_healthy(g, st.desired_canaries));
+    }
+    dec
+}
+
+fn parse_nanos(s: &Option<String>) -> Option<i64> {
+    s.as_deref()
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .and_then(|t| t.timestamp_nanos_opt())
+}
+
+/// Nomad's `task_states` health: `Some(true)` healthy, `Some(false)` unhealthy, `None` not
+/// decided yet.
+pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
+    let tg = a.job.as_ref()?.lookup_task_group(&a.task_group)?;
+    let u = tg.update.clone().unwrap_or_default();
+    if a.client_terminal() {
+        return Some(false);
+    }
+    let states = a.task_states.clone().unwrap_or_default();
+    if states.values().any(|s| s.failed) {
+        return Some(false);
+    }
+    let deadline = a.create_time.saturating_add(u.healthy_deadline);
+    let mut since = 0i64;
+    let mut all_running = !states.is_empty() && a.client_status == crate::api::ALLOC_CLIENT_RUNNING;
+    for t in &tg.tasks {
+        // Tasks with a lifecycle hook that is not a sidecar may finish; only main tasks count.
+        let sidecar = |l: &serde_json::Value| {
+            l.get("Sidecar")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false)
+        };
+        if t.lifecycle
+            .as_ref()
+            .is_some_and(|l| !l.is_null() && !sidecar(l))
+        {
+            continue;
+        }
+        match states.get(&t.name) {
+            Some(s) if s.state == TASK_STATE_RUNNING => {
+                let start = parse_nanos(&s.last_restart)
+                    .into_iter()
+                    .chain(parse_nanos(&s.started_at))
+                    .max()
+                    .unwrap_or(now);
+                since = since.max(start);
+            }
+            _ => all_running = false,
+        }
+    }
+    if all_running && now.saturating_sub(since) >= u.min_healthy_time {
+        return Some(true);
+    }
+    if u.healthy_deadline > 0 && now > deadline {
+        return Some(false);
+    }
+    None
+}

@@ -59,6 +59,9 @@ async fn dispatch(
             Err(HttpError::MethodNotAllowed)
         }
     };
+    if let Some(out) = super::deployments::job_route(st, req, rest, body).await {
+        return out;
+    }
     if let Some(id) = rest.strip_suffix("/allocations") {
         get_only(req)?;
         return allocations(st, req, id).await;

@@ -14,6 +14,7 @@
 
 mod agent;
 mod body;
+mod deployments;
 mod error;
 mod jobs;
 mod log_stream;
@@ -97,6 +98,8 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/nodes", any(objects::nodes_list))
         .route("/v1/node/{*rest}", any(objects::node_specific))
         .route("/v1/evaluations", any(objects::evals_list))
+        .route("/v1/deployments", any(deployments::list))
+        .route("/v1/deployment/{*rest}", any(deployments::specific))
         .route("/v1/evaluation/{*rest}", any(objects::eval_specific))
         .route("/v1/status/leader", any(agent::status_leader))
         .route("/v1/status/peers", any(agent::status_peers))

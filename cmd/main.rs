@@ -6,6 +6,7 @@
 mod agent;
 mod alloc;
 mod argv;
+mod deployment;
 mod eval;
 mod job;
 mod meta;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Interact with allocations
     #[command(subcommand)]
     Alloc(alloc::AllocCommand),
+    /// Interact with deployments
+    #[command(subcommand)]
+    Deployment(deployment::DeploymentCommand),
     /// Interact with evaluations
     #[command(subcommand)]
     Eval(eval::EvalCommand),
@@ -82,6 +86,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
     match cmd {
         Command::Agent(_) | Command::Version => unreachable_sync(),
         Command::Alloc(c) => alloc::run(c).await,
+        Command::Deployment(c) => deployment::run(c).await,
         Command::Eval(c) => eval::run(c).await,
         Command::Job(c) => job::run(c).await,
         Command::Node(c) => node::run(c).await,

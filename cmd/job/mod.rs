@@ -1,8 +1,11 @@
 //! `nomad job ...`: interact with jobs.
 
 pub mod allocs;
+pub mod history;
 pub mod init;
 pub mod inspect;
+pub mod promote;
+pub mod revert;
 pub mod run;
 pub mod status;
 pub mod stop;
@@ -32,6 +35,12 @@ pub enum JobCommand {
     Validate(validate::Args),
     /// List allocations for a job
     Allocs(allocs::Args),
+    /// Display all tracked versions of a job
+    History(history::Args),
+    /// Promote a job's canaries
+    Promote(promote::Args),
+    /// Revert to a prior version of the job
+    Revert(revert::Args),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -43,6 +52,9 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Inspect(a) => inspect::run(a, &a.global).await,
         JobCommand::Validate(a) => validate::run(a, &a.global).await,
         JobCommand::Allocs(a) => allocs::run(a, &a.global).await,
+        JobCommand::History(a) => history::run(a, &a.global).await,
+        JobCommand::Promote(a) => promote::run(a, &a.global).await,
+        JobCommand::Revert(a) => revert::run(a, &a.global).await,
     }
 }
 

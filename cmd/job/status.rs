@@ -43,8 +43,7 @@ pub struct Args {
 struct JobJson {
     summary: JobSummary,
     allocations: Vec<AllocListStub>,
-    /// Deployments do not exist in nomad-rs yet; null as Nomad prints a job without one.
-    latest_deployment: Option<()>,
+    latest_deployment: Option<nomad::api::Deployment>,
     evaluations: Vec<Evaluation>,
 }
 
@@ -144,10 +143,14 @@ async fn json_jobs(
             .job_evaluations(id, Some(&q))
             .await
             .context("Error querying job evaluations")?;
+        let (latest_deployment, _) = client
+            .job_latest_deployment(id, Some(&q))
+            .await
+            .context("Error querying latest job deployment")?;
         out.push(JobJson {
             summary,
             allocations,
-            latest_deployment: None,
+            latest_deployment,
             evaluations,
         });
     }
@@ -293,6 +296,15 @@ async fn output_job_info(
         output_failed_placements(failed)?;
     }
     output_rescheduling(client, job, &allocs, args.verbose, length).await?;
+
+    let (latest, _) = client
+        .job_latest_deployment(&job.id, Some(q))
+        .await
+        .context("Error querying latest job deployment")?;
+    if let Some(d) = latest {
+        output::out("\nLatest Deployment")?;
+        output::out(crate::deployment::status::format_job_deployment(&d, length))?;
+    }
 
     output::out("\nAllocations")?;
     let deadlines = meta::max_run_deadlines(Some(job), &allocs, args.verbose);

@@ -523,6 +523,129 @@ impl Client {
         Ok((Self::decode(&url, resp).await?, meta))
     }
 
+    // ---- deployments ----
+
+    pub async fn deployments(
+        &self,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<super::Deployment>, QueryMeta)> {
+        self.query("/v1/deployments", q).await
+    }
+
+    pub async fn deployment(
+        &self,
+        id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(super::Deployment, QueryMeta)> {
+        self.query(&format!("/v1/deployment/{}", escape(id)), q)
+            .await
+    }
+
+    pub async fn deployment_allocations(
+        &self,
+        id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<AllocListStub>, QueryMeta)> {
+        self.query(&format!("/v1/deployment/allocations/{}", escape(id)), q)
+            .await
+    }
+
+    /// `groups` empty promotes every group (`All: true`).
+    pub async fn deployment_promote(
+        &self,
+        id: &str,
+        groups: &[String],
+    ) -> Result<(super::DeploymentUpdateResponse, WriteMeta)> {
+        let body = serde_json::json!({
+            "DeploymentID": id,
+            "All": groups.is_empty(),
+            "Groups": (!groups.is_empty()).then_some(groups),
+        });
+        let path = format!("/v1/deployment/promote/{}", escape(id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
+    pub async fn deployment_fail(
+        &self,
+        id: &str,
+    ) -> Result<(super::DeploymentUpdateResponse, WriteMeta)> {
+        let body = serde_json::json!({ "DeploymentID": id });
+        let path = format!("/v1/deployment/fail/{}", escape(id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
+    pub async fn deployment_pause(
+        &self,
+        id: &str,
+        pause: bool,
+    ) -> Result<(super::DeploymentUpdateResponse, WriteMeta)> {
+        let body = serde_json::json!({ "DeploymentID": id, "Pause": pause });
+        let path = format!("/v1/deployment/pause/{}", escape(id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
+    pub async fn deployment_unblock(
+        &self,
+        id: &str,
+    ) -> Result<(super::DeploymentUpdateResponse, WriteMeta)> {
+        let body = serde_json::json!({ "DeploymentID": id });
+        let path = format!("/v1/deployment/unblock/{}", escape(id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
+    pub async fn job_deployments(
+        &self,
+        job_id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<super::Deployment>, QueryMeta)> {
+        self.query(&format!("/v1/job/{}/deployments", escape(job_id)), q)
+            .await
+    }
+
+    /// The job's latest deployment, `None` when it has none.
+    pub async fn job_latest_deployment(
+        &self,
+        job_id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Option<super::Deployment>, QueryMeta)> {
+        self.query(&format!("/v1/job/{}/deployment", escape(job_id)), q)
+            .await
+    }
+
+    /// `GET /v1/job/:id/versions`: every version, newest first.
+    pub async fn job_versions(
+        &self,
+        job_id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<Job>, QueryMeta)> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Versions {
+            #[serde(default)]
+            versions: Vec<Job>,
+        }
+        let (v, meta): (Versions, _) = self
+            .query(&format!("/v1/job/{}/versions", escape(job_id)), q)
+            .await?;
+        Ok((v.versions, meta))
+    }
+
+    /// `PUT /v1/job/:id/revert`.
+    pub async fn job_revert(
+        &self,
+        job_id: &str,
+        version: u64,
+        enforce_prior_version: Option<u64>,
+    ) -> Result<(JobRegisterResponse, WriteMeta)> {
+        let body = serde_json::json!({
+            "JobID": job_id,
+            "JobVersion": version,
+            "EnforcePriorVersion": enforce_prior_version,
+        });
+        let path = format!("/v1/job/{}/revert", escape(job_id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
     // ---- jobs ----
 
     /// `PUT /v1/jobs`. `check_index` sets EnforceIndex/JobModifyIndex (`job run -check-index`).

@@ -182,8 +182,9 @@ fn mock_driver_job_places_every_count_and_job_update_replaces_allocs() {
         &agent.nomad(&["job", "run", job.to_str().expect("path")]),
         0,
     );
+    // The default update block rolls one alloc at a time after 10s of health.
     wait_until(
-        Duration::from_secs(30),
+        Duration::from_secs(120),
         "replacement allocs running",
         || {
             let allocs = agent.get("/v1/job/mock/allocations");

@@ -124,6 +124,10 @@ pub fn process_eval(
         pctx.stop(&stop.alloc, stop.description, stop.client_status);
     }
     for mut alloc in recon.inplace {
+        if alloc.deployment_id != recon.deployment_id {
+            // Health is judged anew for the new deployment.
+            alloc.deployment_status = None;
+        }
         alloc.deployment_id = recon.deployment_id.clone();
         pctx.place(alloc);
     }

@@ -369,6 +369,12 @@ fn reconcile_group(
                         },
                         replacement(a, true),
                     ));
+                } else if !batch
+                    && a.job.as_ref().map(|j| j.job_modify_index) != Some(job.job_modify_index)
+                {
+                    // A failed service alloc of an older version is not kept as is: like
+                    // any alloc of an older version it is updated (destructively).
+                    untainted.push(a.clone());
                 } else {
                     done.push(a.clone());
                 }
@@ -523,7 +529,13 @@ fn reconcile_group(
         if same_version(a) {
             continue;
         }
-        match update(a, tg) {
+        // A failed alloc cannot pick up a new version in place.
+        let decision = if a.client_status == ALLOC_CLIENT_FAILED {
+            UpdateDecision::Destructive
+        } else {
+            update(a, tg)
+        };
+        match decision {
             UpdateDecision::Ignore => {}
             UpdateDecision::Destructive => group_destructive.push(Placement {
                 name: a.name.clone(),

@@ -1,0 +1,177 @@
+//! Deployments through the real agent: canaries with manual promotion, and auto-revert of a
+//! failing update to the last stable version.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+fn job_hcl(run_for: &str, exit_code: i32, update: &str) -> String {
+    format!(
+        r#"job "web" {{
+  datacenters = ["dc*"]
+  group "g" {{
+    count = 2
+    update {{
+{update}
+    }}
+    restart {{
+      attempts = 0
+      mode     = "fail"
+    }}
+    reschedule {{
+      attempts  = 0
+      unlimited = false
+    }}
+    task "t" {{
+      driver = "mock_driver"
+      config {{
+        run_for   = "{run_for}"
+        exit_code = {exit_code}
+      }}
+      resources {{
+        cpu    = 20
+        memory = 20
+      }}
+    }}
+  }}
+}}
+"#
+    )
+}
+
+fn run_job(agent: &Agent, hcl: &str) {
+    let path = agent.path("web.nomad.hcl");
+    std::fs::write(&path, hcl).expect("write job");
+    let out = agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]);
+    assert_exit(&out, 0);
+}
+
+/// The job's deployment for `version`, once `pred` holds for it.
+fn wait_deployment(
+    agent: &Agent,
+    version: u64,
+    what: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    wait_until(Duration::from_secs(90), what, || {
+        let list = agent.get("/v1/job/web/deployments");
+        list.as_array()?
+            .iter()
+            .find(|d| d["JobVersion"] == version && pred(d))
+            .cloned()
+    })
+}
+
+fn running_at(agent: &Agent, version: u64) -> usize {
+    let allocs = agent.get("/v1/job/web/allocations");
+    allocs
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|a| a["ClientStatus"] == "running" && a["DesiredStatus"] == "run")
+                .filter(|a| a["JobVersion"] == version)
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+const CANARY: &str = r#"      max_parallel     = 1
+      canary           = 1
+      auto_promote     = false
+      min_healthy_time = "1s"
+      healthy_deadline = "30s"
+      progress_deadline = "60s""#;
+
+#[test]
+fn canary_waits_for_promotion_then_rolls_the_rest() {
+    let agent = Agent::dev();
+    run_job(&agent, &job_hcl("1h", 0, CANARY));
+    let d0 = wait_deployment(&agent, 0, "first deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+    assert_eq!(d0["StatusDescription"], "Deployment completed successfully");
+    let history = stdout(&agent.nomad(&["job", "history", "web"]));
+    assert!(history.contains("Stable      = true"), "{history}");
+
+    run_job(&agent, &job_hcl("2h", 0, CANARY));
+    let d1 = wait_deployment(&agent, 1, "healthy canary awaiting promotion", |d| {
+        d["TaskGroups"]["g"]["HealthyAllocs"] == 1 && d["TaskGroups"]["g"]["DesiredCanaries"] == 1
+    });
+    assert_eq!(
+        d1["StatusDescription"],
+        "Deployment is running but requires manual promotion"
+    );
+    // The canary runs beside both old allocs; nothing else moved.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(running_at(&agent, 0), 2);
+    assert_eq!(running_at(&agent, 1), 1);
+    let id = d1["ID"].as_str().expect("deployment ID").to_string();
+
+    let status = stdout(&agent.nomad(&["deployment", "status", &id[..8]]));
+    for needle in [
+        "Promoted",
+        "Canaries",
+        "requires manual promotion",
+        "Deployed",
+    ] {
+        assert!(status.contains(needle), "{needle:?} in:\n{status}");
+    }
+    let list = stdout(&agent.nomad(&["deployment", "list"]));
+    assert!(list.contains(&id[..8]), "{list}");
+    let js = stdout(&agent.nomad(&["job", "status", "web"]));
+    assert!(js.contains("Latest Deployment"), "{js}");
+
+    let out = agent.nomad(&["job", "promote", "-detach", "web"]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).contains("Evaluation ID:"), "{}", stdout(&out));
+
+    wait_deployment(&agent, 1, "promoted deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+    wait_until(Duration::from_secs(30), "all allocs on version 1", || {
+        (running_at(&agent, 1) == 2 && running_at(&agent, 0) == 0).then_some(())
+    });
+    let d = agent.get(&format!("/v1/deployment/{id}"));
+    assert_eq!(d["TaskGroups"]["g"]["Promoted"], true);
+    let allocs = agent.get(&format!("/v1/deployment/allocations/{id}"));
+    assert_eq!(allocs.as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn failing_update_auto_reverts_to_the_stable_version() {
+    let agent = Agent::dev();
+    let update = r#"      max_parallel     = 1
+      auto_revert      = true
+      min_healthy_time = "1s"
+      healthy_deadline = "20s"
+      progress_deadline = "60s""#;
+    run_job(&agent, &job_hcl("1h", 0, update));
+    wait_deployment(&agent, 0, "first deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+
+    // Version 1 exits with an error at once: its alloc is unhealthy.
+    run_job(&agent, &job_hcl("200ms", 1, update));
+    let failed = wait_deployment(&agent, 1, "failed deployment", |d| d["Status"] == "failed");
+    assert_eq!(
+        failed["StatusDescription"],
+        "Failed due to unhealthy allocations - rolling back to job version 0"
+    );
+    // The revert registered version 0's spec as version 2, which rolls out and succeeds.
+    let job = wait_until(Duration::from_secs(30), "job version 2", || {
+        let j = agent.get("/v1/job/web");
+        (j["Version"] == 2).then_some(j)
+    });
+    assert_eq!(
+        job["TaskGroups"][0]["Tasks"][0]["Config"]["run_for"], "1h",
+        "{job}"
+    );
+    wait_deployment(&agent, 2, "revert deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+    wait_until(Duration::from_secs(30), "two allocs on version 2", || {
+        (running_at(&agent, 2) == 2).then_some(())
+    });
+}

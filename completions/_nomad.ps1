@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
+            [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
@@ -114,6 +115,132 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;alloc;help;help' {
             break
         }
+        'nomad;deployment' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List all deployments')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status of a deployment')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote canaries in a deployment')
+            [CompletionResult]::new('fail', 'fail', [CompletionResultType]::ParameterValue, 'Manually fail a deployment')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Pause a deployment')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a paused deployment')
+            [CompletionResult]::new('unblock', 'unblock', [CompletionResultType]::ParameterValue, 'Unblock a blocked deployment')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;deployment;list' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployments in their JSON format')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;status' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployment in its JSON format')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;promote' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Task group to promote; may be given multiple times (default: all groups)')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;fail' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;pause' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;resume' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;unblock' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;deployment;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List all deployments')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status of a deployment')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote canaries in a deployment')
+            [CompletionResult]::new('fail', 'fail', [CompletionResultType]::ParameterValue, 'Manually fail a deployment')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Pause a deployment')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a paused deployment')
+            [CompletionResult]::new('unblock', 'unblock', [CompletionResultType]::ParameterValue, 'Unblock a blocked deployment')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;deployment;help;list' {
+            break
+        }
+        'nomad;deployment;help;status' {
+            break
+        }
+        'nomad;deployment;help;promote' {
+            break
+        }
+        'nomad;deployment;help;fail' {
+            break
+        }
+        'nomad;deployment;help;pause' {
+            break
+        }
+        'nomad;deployment;help;resume' {
+            break
+        }
+        'nomad;deployment;help;unblock' {
+            break
+        }
+        'nomad;deployment;help;help' {
+            break
+        }
         'nomad;eval' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -154,6 +281,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
+            [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -243,6 +373,42 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;job;history' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display only the history for the given version')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Display the difference between each version of the job and the previous one')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Display the full job definition for each version')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job versions in their JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;promote' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Task group to promote; may be given multiple times (default: all groups)')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;revert' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;job;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
@@ -251,6 +417,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
+            [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -273,6 +442,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;allocs' {
+            break
+        }
+        'nomad;job;help;history' {
+            break
+        }
+        'nomad;job;help;promote' {
+            break
+        }
+        'nomad;job;help;revert' {
             break
         }
         'nomad;job;help;help' {
@@ -436,6 +614,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;help' {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
+            [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
@@ -465,6 +644,37 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;help;alloc;logs' {
             break
         }
+        'nomad;help;deployment' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List all deployments')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status of a deployment')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote canaries in a deployment')
+            [CompletionResult]::new('fail', 'fail', [CompletionResultType]::ParameterValue, 'Manually fail a deployment')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Pause a deployment')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a paused deployment')
+            [CompletionResult]::new('unblock', 'unblock', [CompletionResultType]::ParameterValue, 'Unblock a blocked deployment')
+            break
+        }
+        'nomad;help;deployment;list' {
+            break
+        }
+        'nomad;help;deployment;status' {
+            break
+        }
+        'nomad;help;deployment;promote' {
+            break
+        }
+        'nomad;help;deployment;fail' {
+            break
+        }
+        'nomad;help;deployment;pause' {
+            break
+        }
+        'nomad;help;deployment;resume' {
+            break
+        }
+        'nomad;help;deployment;unblock' {
+            break
+        }
         'nomad;help;eval' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
             break
@@ -480,6 +690,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
+            [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
             break
         }
         'nomad;help;job;init' {
@@ -501,6 +714,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;allocs' {
+            break
+        }
+        'nomad;help;job;history' {
+            break
+        }
+        'nomad;help;job;promote' {
+            break
+        }
+        'nomad;help;job;revert' {
             break
         }
         'nomad;help;node' {

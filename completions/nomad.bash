@@ -22,6 +22,9 @@ _nomad() {
             nomad,alloc)
                 cmd="nomad__subcmd__alloc"
                 ;;
+            nomad,deployment)
+                cmd="nomad__subcmd__deployment"
+                ;;
             nomad,eval)
                 cmd="nomad__subcmd__eval"
                 ;;
@@ -79,6 +82,54 @@ _nomad() {
             nomad__subcmd__alloc__subcmd__help,status)
                 cmd="nomad__subcmd__alloc__subcmd__help__subcmd__status"
                 ;;
+            nomad__subcmd__deployment,fail)
+                cmd="nomad__subcmd__deployment__subcmd__fail"
+                ;;
+            nomad__subcmd__deployment,help)
+                cmd="nomad__subcmd__deployment__subcmd__help"
+                ;;
+            nomad__subcmd__deployment,list)
+                cmd="nomad__subcmd__deployment__subcmd__list"
+                ;;
+            nomad__subcmd__deployment,pause)
+                cmd="nomad__subcmd__deployment__subcmd__pause"
+                ;;
+            nomad__subcmd__deployment,promote)
+                cmd="nomad__subcmd__deployment__subcmd__promote"
+                ;;
+            nomad__subcmd__deployment,resume)
+                cmd="nomad__subcmd__deployment__subcmd__resume"
+                ;;
+            nomad__subcmd__deployment,status)
+                cmd="nomad__subcmd__deployment__subcmd__status"
+                ;;
+            nomad__subcmd__deployment,unblock)
+                cmd="nomad__subcmd__deployment__subcmd__unblock"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,fail)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__fail"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,help)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,list)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__list"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,pause)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__pause"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,promote)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__promote"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,resume)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__resume"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,status)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__status"
+                ;;
+            nomad__subcmd__deployment__subcmd__help,unblock)
+                cmd="nomad__subcmd__deployment__subcmd__help__subcmd__unblock"
+                ;;
             nomad__subcmd__eval,help)
                 cmd="nomad__subcmd__eval__subcmd__help"
                 ;;
@@ -96,6 +147,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help,alloc)
                 cmd="nomad__subcmd__help__subcmd__alloc"
+                ;;
+            nomad__subcmd__help,deployment)
+                cmd="nomad__subcmd__help__subcmd__deployment"
                 ;;
             nomad__subcmd__help,eval)
                 cmd="nomad__subcmd__help__subcmd__eval"
@@ -142,17 +196,47 @@ _nomad() {
             nomad__subcmd__help__subcmd__alloc,status)
                 cmd="nomad__subcmd__help__subcmd__alloc__subcmd__status"
                 ;;
+            nomad__subcmd__help__subcmd__deployment,fail)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__fail"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,list)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__list"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,pause)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__pause"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,promote)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__promote"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,resume)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__resume"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,status)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__status"
+                ;;
+            nomad__subcmd__help__subcmd__deployment,unblock)
+                cmd="nomad__subcmd__help__subcmd__deployment__subcmd__unblock"
+                ;;
             nomad__subcmd__help__subcmd__eval,status)
                 cmd="nomad__subcmd__help__subcmd__eval__subcmd__status"
                 ;;
             nomad__subcmd__help__subcmd__job,allocs)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__allocs"
                 ;;
+            nomad__subcmd__help__subcmd__job,history)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__history"
+                ;;
             nomad__subcmd__help__subcmd__job,init)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__init"
                 ;;
             nomad__subcmd__help__subcmd__job,inspect)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__inspect"
+                ;;
+            nomad__subcmd__help__subcmd__job,promote)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__promote"
+                ;;
+            nomad__subcmd__help__subcmd__job,revert)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__revert"
                 ;;
             nomad__subcmd__help__subcmd__job,run)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__run"
@@ -178,11 +262,20 @@ _nomad() {
             nomad__subcmd__job,help)
                 cmd="nomad__subcmd__job__subcmd__help"
                 ;;
+            nomad__subcmd__job,history)
+                cmd="nomad__subcmd__job__subcmd__history"
+                ;;
             nomad__subcmd__job,init)
                 cmd="nomad__subcmd__job__subcmd__init"
                 ;;
             nomad__subcmd__job,inspect)
                 cmd="nomad__subcmd__job__subcmd__inspect"
+                ;;
+            nomad__subcmd__job,promote)
+                cmd="nomad__subcmd__job__subcmd__promote"
+                ;;
+            nomad__subcmd__job,revert)
+                cmd="nomad__subcmd__job__subcmd__revert"
                 ;;
             nomad__subcmd__job,run)
                 cmd="nomad__subcmd__job__subcmd__run"
@@ -202,11 +295,20 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__help"
                 ;;
+            nomad__subcmd__job__subcmd__help,history)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__history"
+                ;;
             nomad__subcmd__job__subcmd__help,init)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__init"
                 ;;
             nomad__subcmd__job__subcmd__help,inspect)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__inspect"
+                ;;
+            nomad__subcmd__job__subcmd__help,promote)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__promote"
+                ;;
+            nomad__subcmd__job__subcmd__help,revert)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__revert"
                 ;;
             nomad__subcmd__job__subcmd__help,run)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__run"
@@ -251,7 +353,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc eval job node server status version run stop init inspect validate logs help"
+            opts="-v -h --version --help agent alloc deployment eval job node server status version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -468,6 +570,360 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__deployment)
+            opts="-h --help list status promote fail pause resume unblock help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__fail)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help)
+            opts="list status promote fail pause resume unblock help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__fail)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__help__subcmd__unblock)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__list)
+            opts="-h --address --region --namespace --token --json --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__pause)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__promote)
+            opts="-h --address --region --namespace --token --group --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__resume)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__status)
+            opts="-h --address --region --namespace --token --json --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__deployment__subcmd__unblock)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__eval)
             opts="-h --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -555,7 +1011,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent alloc eval job node server status version run stop init inspect validate logs help"
+            opts="agent alloc deployment eval job node server status version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,6 +1067,118 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__alloc__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment)
+            opts="list status promote fail pause resume unblock"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__fail)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__deployment__subcmd__unblock)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -695,7 +1263,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs"
+            opts="init run status stop inspect validate allocs history promote revert"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -709,6 +1277,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__allocs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -737,6 +1319,34 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__inspect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__revert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -991,7 +1601,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs help"
+            opts="-h --help init run status stop inspect validate allocs history promote revert help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1035,7 +1645,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs help"
+            opts="init run status stop inspect validate allocs history promote revert help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1076,6 +1686,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1091,6 +1715,34 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__inspect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__revert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1160,6 +1812,40 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__history)
+            opts="-p -h --address --region --namespace --token --full --json --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__init)
             opts="-h --short --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1176,6 +1862,70 @@ _nomad() {
             ;;
         nomad__subcmd__job__subcmd__inspect)
             opts="-h --address --region --namespace --token --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__promote)
+            opts="-h --address --region --namespace --token --group --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__revert)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

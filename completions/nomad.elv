@@ -24,6 +24,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --help 'Print help'
             cand agent 'Runs a Nomad agent'
             cand alloc 'Interact with allocations'
+            cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
@@ -102,6 +103,115 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;alloc;help;help'= {
         }
+        &'nomad;deployment'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'List all deployments'
+            cand status 'Display the status of a deployment'
+            cand promote 'Promote canaries in a deployment'
+            cand fail 'Manually fail a deployment'
+            cand pause 'Pause a deployment'
+            cand resume 'Resume a paused deployment'
+            cand unblock 'Unblock a blocked deployment'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;deployment;list'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the deployments in their JSON format'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;status'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the deployment in its JSON format'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;promote'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'Task group to promote; may be given multiple times (default: all groups)'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;fail'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;pause'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;resume'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;unblock'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;deployment;help'= {
+            cand list 'List all deployments'
+            cand status 'Display the status of a deployment'
+            cand promote 'Promote canaries in a deployment'
+            cand fail 'Manually fail a deployment'
+            cand pause 'Pause a deployment'
+            cand resume 'Resume a paused deployment'
+            cand unblock 'Unblock a blocked deployment'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;deployment;help;list'= {
+        }
+        &'nomad;deployment;help;status'= {
+        }
+        &'nomad;deployment;help;promote'= {
+        }
+        &'nomad;deployment;help;fail'= {
+        }
+        &'nomad;deployment;help;pause'= {
+        }
+        &'nomad;deployment;help;resume'= {
+        }
+        &'nomad;deployment;help;unblock'= {
+        }
+        &'nomad;deployment;help;help'= {
+        }
         &'nomad;eval'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -137,6 +247,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
+            cand history 'Display all tracked versions of a job'
+            cand promote 'Promote a job''s canaries'
+            cand revert 'Revert to a prior version of the job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;init'= {
@@ -218,6 +331,39 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;job;history'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --version 'Display only the history for the given version'
+            cand -p 'Display the difference between each version of the job and the previous one'
+            cand --full 'Display the full job definition for each version'
+            cand --json 'Output the job versions in their JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;promote'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'Task group to promote; may be given multiple times (default: all groups)'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;revert'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;job;help'= {
             cand init 'Create an example job file'
             cand run 'Run a new job or update an existing job'
@@ -226,6 +372,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
+            cand history 'Display all tracked versions of a job'
+            cand promote 'Promote a job''s canaries'
+            cand revert 'Revert to a prior version of the job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;help;init'= {
@@ -241,6 +390,12 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;validate'= {
         }
         &'nomad;job;help;allocs'= {
+        }
+        &'nomad;job;help;history'= {
+        }
+        &'nomad;job;help;promote'= {
+        }
+        &'nomad;job;help;revert'= {
         }
         &'nomad;job;help;help'= {
         }
@@ -384,6 +539,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help'= {
             cand agent 'Runs a Nomad agent'
             cand alloc 'Interact with allocations'
+            cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
@@ -408,6 +564,29 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;help;alloc;logs'= {
         }
+        &'nomad;help;deployment'= {
+            cand list 'List all deployments'
+            cand status 'Display the status of a deployment'
+            cand promote 'Promote canaries in a deployment'
+            cand fail 'Manually fail a deployment'
+            cand pause 'Pause a deployment'
+            cand resume 'Resume a paused deployment'
+            cand unblock 'Unblock a blocked deployment'
+        }
+        &'nomad;help;deployment;list'= {
+        }
+        &'nomad;help;deployment;status'= {
+        }
+        &'nomad;help;deployment;promote'= {
+        }
+        &'nomad;help;deployment;fail'= {
+        }
+        &'nomad;help;deployment;pause'= {
+        }
+        &'nomad;help;deployment;resume'= {
+        }
+        &'nomad;help;deployment;unblock'= {
+        }
         &'nomad;help;eval'= {
             cand status 'Display evaluation status and placement failure reasons'
         }
@@ -421,6 +600,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
+            cand history 'Display all tracked versions of a job'
+            cand promote 'Promote a job''s canaries'
+            cand revert 'Revert to a prior version of the job'
         }
         &'nomad;help;job;init'= {
         }
@@ -435,6 +617,12 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;validate'= {
         }
         &'nomad;help;job;allocs'= {
+        }
+        &'nomad;help;job;history'= {
+        }
+        &'nomad;help;job;promote'= {
+        }
+        &'nomad;help;job;revert'= {
         }
         &'nomad;help;node'= {
             cand status 'Display status information about nodes'

@@ -28,6 +28,7 @@ complete -c nomad -n "__fish_nomad_needs_command" -s v -l version -d 'Print the 
 complete -c nomad -n "__fish_nomad_needs_command" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "agent" -d 'Runs a Nomad agent'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "deployment" -d 'Interact with deployments'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "eval" -d 'Interact with evaluations'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "job" -d 'Interact with jobs'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "node" -d 'Interact with nodes'
@@ -85,6 +86,73 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "list" -d 'List all deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "status" -d 'Display the status of a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "promote" -d 'Promote canaries in a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "fail" -d 'Manually fail a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "pause" -d 'Pause a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "resume" -d 'Resume a paused deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "unblock" -d 'Unblock a blocked deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l json -d 'Output the deployments in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l json -d 'Output the deployment in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l group -d 'Task group to promote; may be given multiple times (default: all groups)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from fail" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from unblock" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "list" -d 'List all deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display the status of a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Promote canaries in a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "fail" -d 'Manually fail a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "unblock" -d 'Unblock a blocked deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -98,15 +166,18 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "init" -d 'Create an example job file'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "run" -d 'Run a new job or update an existing job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "status" -d 'Display status information about a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "stop" -d 'Stop a running job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "inspect" -d 'Inspect a submitted job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "validate" -d 'Check a job specification for syntax errors'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "allocs" -d 'List allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
@@ -165,6 +236,30 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l json -d 'Output the allocations in a JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l version -d 'Display only the history for the given version' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s p -d 'Display the difference between each version of the job and the previous one'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l full -d 'Display the full job definition for each version'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l json -d 'Output the job versions in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l group -d 'Task group to promote; may be given multiple times (default: all groups)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
@@ -172,6 +267,9 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "inspect" -d 'Inspect a submitted job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check a job specification for syntax errors'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display status information about nodes'
@@ -262,23 +360,31 @@ complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stdout -d 'Display 
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "init"
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc eval job node server status version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval job node server status version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "list" -d 'List all deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "status" -d 'Display the status of a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "promote" -d 'Promote canaries in a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "fail" -d 'Manually fail a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "pause" -d 'Pause a deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "resume" -d 'Resume a paused deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "unblock" -d 'Unblock a blocked deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "status" -d 'Display evaluation status and placement failure reasons'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "run" -d 'Run a new job or update an existing job'
@@ -287,5 +393,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "inspect" -d 'Inspect a submitted job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "validate" -d 'Check a job specification for syntax errors'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'

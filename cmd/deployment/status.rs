@@ -45,7 +45,7 @@ pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
         output::out(output::json_pretty(&list)?)?;
         return Ok(0);
     }
-    list.sort_by(|a, b| b.create_index.cmp(&a.create_index));
+    list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
     output::out(format_deployments(&list, length))?;
     Ok(0)

@@ -46,7 +46,7 @@ async fn list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
             .into_iter()
             .filter(|d| d.id.starts_with(prefix))
             .collect();
-        list.sort_by(|a, b| b.create_index.cmp(&a.create_index));
+        list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
         Ok((snap.table_index(Table::Deployments), list))
     })
     .await?;

@@ -32,6 +32,8 @@ mod plan_ctx;
 pub mod rank;
 pub mod reconcile;
 mod reconcile_deploy;
+#[cfg(test)]
+mod reconcile_props;
 mod stack;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -493,7 +493,8 @@ fn reconcile_group(
     }
 
     let mut used: BTreeSet<u32> = BTreeSet::new();
-    for a in untainted.iter().chain(done.iter()) {
+    // Names held by canaries are not handed out again.
+    for a in untainted.iter().chain(done.iter()).chain(canaries.iter()) {
         if let Some(i) = a.index() {
             used.insert(i);
         }

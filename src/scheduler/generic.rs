@@ -82,6 +82,7 @@ pub fn process_eval(
             },
             eval: out_eval,
             blocked_eval: None,
+            followup_evals: Vec::new(),
         });
     }
 
@@ -120,6 +121,33 @@ pub fn process_eval(
         reconcile(&input, &mut update)
     };
 
+    // Follow-up evals for failed allocs not yet due; the alloc records the eval's ID.
+    let mut followup_evals = Vec::new();
+    {
+        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(53) ^ salt);
+        for (a, due) in &recon.reschedule_later {
+            let followup = Evaluation {
+                id: seeded_uuid(&mut id_rng),
+                namespace: eval.namespace.clone(),
+                priority: eval.priority,
+                r#type: eval.r#type.clone(),
+                triggered_by: "alloc-failure".to_string(),
+                job_id: eval.job_id.clone(),
+                job_modify_index: eval.job_modify_index,
+                status: crate::api::EVAL_STATUS_PENDING.to_string(),
+                status_description: "created for delayed rescheduling".to_string(),
+                previous_eval: eval.id.clone(),
+                wait_until: *due,
+                create_time: ctx.now,
+                modify_time: ctx.now,
+                ..Default::default()
+            };
+            let mut updated = (**a).clone();
+            updated.followup_eval_id = followup.id.clone();
+            pctx.place(updated);
+            followup_evals.push(followup);
+        }
+    }
     for stop in &recon.stops {
         pctx.stop(&stop.alloc, stop.description, stop.client_status);
     }
@@ -263,6 +291,7 @@ pub fn process_eval(
         plan,
         eval: out_eval,
         blocked_eval,
+        followup_evals,
     })
 }
 
@@ -479,7 +508,12 @@ fn new_alloc(
     if let Some(prev) = &p.previous {
         alloc.previous_allocation = prev.id.clone();
         if p.reschedule {
-            alloc.reschedule_tracker = Some(next_reschedule_tracker(prev, now));
+            let policy = tg
+                .reschedule_policy
+                .clone()
+                .unwrap_or_else(|| super::reconcile::default_reschedule_policy(&job.r#type));
+            let delay = super::reconcile_resched::next_delay(prev, &policy);
+            alloc.reschedule_tracker = Some(next_reschedule_tracker(prev, now, delay));
         }
     }
     alloc

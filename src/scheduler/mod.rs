@@ -34,6 +34,7 @@ pub mod reconcile;
 mod reconcile_deploy;
 #[cfg(test)]
 mod reconcile_props;
+mod reconcile_resched;
 mod stack;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -89,4 +90,7 @@ pub struct SchedulerResult {
     pub eval: Evaluation,
     /// A new blocked eval when some placements failed for lack of capacity or feasibility.
     pub blocked_eval: Option<Evaluation>,
+    /// Delayed evals (`WaitUntil`) that replace failed allocs once their reschedule delay
+    /// has passed; the worker creates them with the eval update.
+    pub followup_evals: Vec<Evaluation>,
 }

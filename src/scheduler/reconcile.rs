@@ -18,8 +18,9 @@
 //! free indexes) and untainted allocs of an older job are updated: destructively (stop +
 //! replace under the same name) or in place, as the caller's update function decides.
 //!
-//! Reschedule policy: attempts within the interval (or unlimited) are honoured, but the delay is
-//! not: an eligible failed alloc is replaced in this eval.
+//! Reschedule policy: attempts within the interval (or unlimited) are honoured, and so is the
+//! delay (`reconcile_resched`): a failed alloc whose delay has not passed keeps its slot and
+//! is reported in `reschedule_later`, for a follow-up eval at that time.
 //!
 //! Deployments (`reconcile_deploy`): a group with an `update` block makes at most
 //! `max_parallel` destructive updates per pass less its deployment's allocs not yet healthy;
@@ -37,6 +38,7 @@ use super::reconcile_deploy::{
     deploy_view, destructive_limit, new_deployment, new_group_state, running_description, strategy,
     DeployView, GroupDeploy,
 };
+use super::reconcile_resched::{next_reschedule_time, RESCHEDULE_WINDOW};
 use crate::api::{
     Allocation, Deployment, DeploymentStatusUpdate, Job, ReschedulePolicy, TaskGroup,
     ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST, DEPLOYMENT_STATUS_RUNNING,
@@ -105,6 +107,9 @@ pub struct ReconcileResult {
     pub deployment_updates: Vec<DeploymentStatusUpdate>,
     /// The deployment placements and in-place updates belong to ("" when none).
     pub deployment_id: String,
+    /// Failed allocs whose reschedule delay has not passed, with the time it does: each
+    /// gets a follow-up eval (`WaitUntil`).
+    pub reschedule_later: Vec<(Arc<Allocation>, i64)>,
 }
 
 pub fn alloc_name(job_id: &str, group: &str, index: u32) -> String {
@@ -168,7 +173,7 @@ fn may_reschedule(alloc: &Allocation, policy: &ReschedulePolicy, now: i64) -> bo
 }
 
 /// The tracker a rescheduled replacement carries: the previous events plus this one.
-pub fn next_reschedule_tracker(prev: &Allocation, now: i64) -> Value {
+pub fn next_reschedule_tracker(prev: &Allocation, now: i64, delay: i64) -> Value {
     let mut events: Vec<Value> = prev
         .reschedule_tracker
         .as_ref()
@@ -180,7 +185,7 @@ pub fn next_reschedule_tracker(prev: &Allocation, now: i64) -> Value {
         "PrevAllocID": prev.id,
         "PrevNodeID": prev.node_id,
         "RescheduleTime": now,
-        "Delay": 0,
+        "Delay": delay,
     }));
     json!({ "Events": events })
 }
@@ -360,7 +365,17 @@ fn reconcile_group(
                 if !a.next_allocation.is_empty() {
                     continue;
                 }
-                if may_reschedule(a, &policy, input.now) {
+                let (due, _) = next_reschedule_time(a, &policy);
+                let eligible = may_reschedule(a, &policy, input.now);
+                let forced = a.desired_transition.force_reschedule == Some(true);
+                if eligible && !forced && due > input.now.saturating_add(RESCHEDULE_WINDOW) {
+                    // Not due yet: it keeps its slot, and a follow-up eval replaces it then
+                    // (one only: an alloc that has one is waiting for it).
+                    if a.followup_eval_id.is_empty() {
+                        result.reschedule_later.push((a.clone(), due));
+                    }
+                    done.push(a.clone());
+                } else if eligible {
                     replaced.push((
                         StopResult {
                             alloc: a.clone(),

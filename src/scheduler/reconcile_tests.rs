@@ -86,6 +86,8 @@ fn batch_complete_is_not_replaced_but_failed_is() {
     done.client_status = ALLOC_CLIENT_COMPLETE.into();
     let mut failed = alloc(&bj, 1, "n1");
     failed.client_status = ALLOC_CLIENT_FAILED.into();
+    // It failed long enough ago for the batch default delay (5s) to have passed.
+    failed.modify_time = 1_000 - 10 * crate::api::SECOND;
     let allocs = vec![Arc::new(done), Arc::new(failed)];
     let r = run(Some(&bj), &allocs, &BTreeMap::new(), UpdateDecision::Ignore);
     assert_eq!(names(&r), vec!["web.g[1]"]);
@@ -172,4 +174,36 @@ fn removed_group_allocs_stop() {
     let r = run(Some(&j), &allocs, &BTreeMap::new(), UpdateDecision::Ignore);
     assert_eq!(r.stops.len(), 1);
     assert_eq!(r.stops[0].alloc.task_group, "gone");
+}
+
+#[test]
+fn failed_alloc_within_its_delay_waits_for_a_follow_up_eval() {
+    let j = Arc::new(job(1));
+    let mut failed = alloc(&j, 0, "n1");
+    failed.client_status = ALLOC_CLIENT_FAILED.into();
+    failed.modify_time = 1_000;
+    let failed = Arc::new(failed);
+    let r = run(
+        Some(&j),
+        std::slice::from_ref(&failed),
+        &BTreeMap::new(),
+        UpdateDecision::Ignore,
+    );
+    assert!(r.placements.is_empty(), "not replaced before the delay");
+    assert!(r.stops.is_empty());
+    // The service default delay is 30s from the failure.
+    assert_eq!(
+        r.reschedule_later,
+        vec![(failed.clone(), 1_000 + 30 * crate::api::SECOND)]
+    );
+    // Once it has a follow-up eval, no second one is asked for.
+    let mut waiting = (*failed).clone();
+    waiting.followup_eval_id = "f1".into();
+    let r = run(
+        Some(&j),
+        &[Arc::new(waiting)],
+        &BTreeMap::new(),
+        UpdateDecision::Ignore,
+    );
+    assert!(r.reschedule_later.is_empty() && r.placements.is_empty());
 }

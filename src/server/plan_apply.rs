@@ -154,7 +154,9 @@ fn node_fits(
         .map(|a| &**a);
     let (mut cpu, mut mem, mut disk) = (0i64, 0i64, 0i64);
     let mut ports = BTreeSet::new();
-    for a in remaining.chain(placed.iter()) {
+    // A placed alloc the client already finished (a failed alloc getting its follow-up
+    // eval ID) holds nothing.
+    for a in remaining.chain(placed.iter().filter(|a| !a.client_terminal())) {
         let r = a.comparable_resources();
         cpu += r.cpu;
         mem += r.memory_mb;

@@ -99,6 +99,7 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
         Some(result) => {
             let mut evals = vec![result.eval];
             evals.extend(result.blocked_eval);
+            evals.extend(result.followup_evals);
             evals
         }
         None => {

@@ -206,3 +206,66 @@ pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::api::{format_rfc3339, Job, Task, TaskGroup, TaskState, UpdateStrategy, SECOND};
+
+    fn alloc_with(state: &str, failed: bool, started: i64, client: &str) -> Allocation {
+        let job = Job {
+            task_groups: vec![TaskGroup {
+                name: "g".into(),
+                tasks: vec![Task {
+                    name: "t".into(),
+                    ..Default::default()
+                }],
+                update: Some(UpdateStrategy {
+                    min_healthy_time: 10 * SECOND,
+                    healthy_deadline: 60 * SECOND,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        Allocation {
+            job: Some(Arc::new(job)),
+            task_group: "g".into(),
+            client_status: client.into(),
+            create_time: 0,
+            task_states: Some(
+                [(
+                    "t".to_string(),
+                    TaskState {
+                        state: state.into(),
+                        failed,
+                        started_at: Some(format_rfc3339(started)),
+                        ..Default::default()
+                    },
+                )]
+                .into(),
+            ),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn task_states_health() {
+        let s = SECOND;
+        let a = alloc_with("running", false, 5 * s, "running");
+        assert_eq!(alloc_health(&a, 10 * s), None, "not yet min_healthy_time");
+        assert_eq!(alloc_health(&a, 16 * s), Some(true));
+        let f = alloc_with("dead", true, 5 * s, "failed");
+        assert_eq!(alloc_health(&f, 6 * s), Some(false));
+        let p = alloc_with("pending", false, 0, "pending");
+        assert_eq!(alloc_health(&p, 30 * s), None);
+        assert_eq!(
+            alloc_health(&p, 61 * s),
+            Some(false),
+            "past healthy_deadline"
+        );
+    }
+}

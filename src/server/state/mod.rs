@@ -339,3 +339,6 @@ impl StateStore {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod deployment_tests;

@@ -174,4 +174,19 @@ fn failing_update_auto_reverts_to_the_stable_version() {
     wait_until(Duration::from_secs(30), "two allocs on version 2", || {
         (running_at(&agent, 2) == 2).then_some(())
     });
+
+    // `job revert` to version 1 registers its spec again as version 3; the current
+    // version cannot be reverted to.
+    let out = agent.nomad(&["job", "revert", "-detach", "web", "1"]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).contains("Evaluation ID:"), "{}", stdout(&out));
+    let history = stdout(&agent.nomad(&["job", "history", "-version", "3", "web"]));
+    assert!(history.contains("Version     = 3"), "{history}");
+    let out = agent.nomad(&["job", "revert", "web", "3"]);
+    assert_exit(&out, 1);
+    assert!(
+        stderr(&out).contains("can't revert to current version"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -206,6 +206,7 @@ pub fn process_eval(
                             alloc.deployment_status = Some(
                                 AllocDeploymentStatus {
                                     canary: true,
+                                    timestamp: crate::api::ZERO_TIME.to_string(),
                                     ..Default::default()
                                 }
                                 .to_value(),

@@ -39,15 +39,12 @@ pub const JOB_SCHEMA: Schema = Schema {
         ("spread", &[]),
         ("periodic", &[]),
         ("parameterized", &[]),
+        ("multiregion", &[]),
+        ("ui", &[]),
+        ("vault", &[]),
+        ("secret", &["name"]),
     ],
-    pending: &[
-        "multiregion",
-        "ui",
-        "vault",
-        "secret",
-        "consul_token",
-        "vault_token",
-    ],
+    pending: &["consul_token", "vault_token"],
 };
 
 pub const GROUP_SCHEMA: Schema = Schema {
@@ -75,8 +72,12 @@ pub const GROUP_SCHEMA: Schema = Schema {
         ("spread", &[]),
         ("volume", &["name"]),
         ("disconnect", &[]),
+        ("scaling", &[]),
+        ("consul", &[]),
+        ("vault", &[]),
+        ("secret", &["name"]),
     ],
-    pending: &["scaling", "consul", "vault", "secret"],
+    pending: &[],
 };
 
 pub const TASK_SCHEMA: Schema = Schema {
@@ -105,18 +106,16 @@ pub const TASK_SCHEMA: Schema = Schema {
         ("template", &[]),
         ("dispatch_payload", &[]),
         ("volume_mount", &[]),
+        ("vault", &[]),
+        ("consul", &[]),
+        ("csi_plugin", &[]),
+        ("scaling", &["name"]),
+        ("secret", &["name"]),
+        ("identity", &[]),
+        ("action", &["name"]),
+        ("schedule", &[]),
     ],
-    pending: &[
-        "vault",
-        "consul",
-        "csi_plugin",
-        "scaling",
-        "secret",
-        "identity",
-        "action",
-        "schedule",
-        "kind",
-    ],
+    pending: &["kind"],
 };
 
 pub const CONSTRAINT_SCHEMA: Schema = Schema {

@@ -333,7 +333,6 @@ fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
             .single(&c, "disconnect")
             .and_then(|b| blocks::disconnect(dec, b)),
         tasks,
-        ..TaskGroup::default()
     }
 }
 

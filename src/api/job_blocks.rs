@@ -161,3 +161,22 @@ pub struct Secret {
     pub path: String,
     pub provider: String,
 }
+
+/// Nomad's `api.DNSConfig` (a network's `dns` block).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct DnsConfig {
+    pub options: Option<Vec<String>>,
+    pub searches: Option<Vec<String>>,
+    pub servers: Option<Vec<String>>,
+}
+
+/// Nomad's `api.RequestedDevice` (a `resources` block's `device "name"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct RequestedDevice {
+    pub affinities: Option<Vec<super::Affinity>>,
+    pub constraints: Option<Vec<super::Constraint>>,
+    pub count: Option<u64>,
+    pub name: String,
+}

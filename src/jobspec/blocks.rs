@@ -83,7 +83,7 @@ pub fn affinities(dec: &mut Decoder, c: &Content) -> Option<Value> {
 
 /// jobspec2's decodeAffinity: `attribute`/`operator`/`value`/`weight` plus the shorthand
 /// operators, which set the operand and value themselves.
-fn affinity(dec: &mut Decoder, b: &Block) -> Affinity {
+pub(super) fn affinity(dec: &mut Decoder, b: &Block) -> Affinity {
     let c = dec.content(&b.body, &AFFINITY_SCHEMA);
     let mut out = Affinity {
         l_target: dec.string(c.attr("attribute")).unwrap_or_default(),

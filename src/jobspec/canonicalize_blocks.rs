@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::api::{
     Affinity, Consul, DisconnectStrategy, Job, JobUiConfig, Multiregion, PeriodicConfig,
-    ScalingPolicy, Secret, Spread, TaskArtifact, TaskCsiPluginConfig, Template, Vault, VolumeMount,
-    WorkloadIdentity, SCALING_POLICY_TYPE_HORIZONTAL, SECOND,
+    RequestedDevice, ScalingPolicy, Secret, Spread, TaskArtifact, TaskCsiPluginConfig, Template,
+    Vault, VolumeMount, WorkloadIdentity, SCALING_POLICY_TYPE_HORIZONTAL, SECOND,
 };
 
 use super::blocks::to_json;
@@ -218,6 +218,12 @@ fn identity(w: &mut WorkloadIdentity) {
     w.change_signal = w.change_signal.to_uppercase();
 }
 
+/// api RequestedDevice.Canonicalize: one device unless told otherwise.
+fn device(d: &mut RequestedDevice) {
+    d.count.get_or_insert(1);
+    d.affinities.iter_mut().flatten().for_each(affinity);
+}
+
 /// The api Canonicalize defaults of these blocks across the whole job.
 pub fn canonicalize_blocks(job: &mut Job) {
     each(&mut job.affinities, affinity);
@@ -237,6 +243,9 @@ pub fn canonicalize_blocks(job: &mut Job) {
             each(&mut t.templates, template);
             each(&mut t.artifacts, artifact);
             each(&mut t.volume_mounts, volume_mount);
+            if let Some(r) = &mut t.resources {
+                each(&mut r.devices, device);
+            }
             with_typed(&mut t.vault, vault);
             with_typed(&mut t.consul, consul);
             with_typed(&mut t.csi_plugin_config, csi_plugin);

@@ -2,9 +2,8 @@
 //! `api::Job` the way Nomad's jobspec2 does (`nomad job run -output`).
 
 use hcl_edit::structure::Block;
-use hcl_edit::Span;
 
-use crate::api::{Constraint, Job, NetworkResource, Port, Task, TaskGroup, JOB_TYPE_SERVICE};
+use crate::api::{Constraint, Job, NetworkResource, Task, TaskGroup, JOB_TYPE_SERVICE};
 
 use super::blocks;
 use super::body::{block_def_span, Content, Decoder};
@@ -12,6 +11,7 @@ use super::diag::{Diagnostic, SourceMap};
 use super::eval::EvalContext;
 use super::job_blocks::{self, Inherited};
 use super::policies::*;
+use super::resources::network;
 use super::schema::*;
 use super::services::decode_services;
 use super::variables;
@@ -355,9 +355,7 @@ fn decode_task(
     let config = dec
         .single(&c, "config")
         .and_then(|cb| dec.free_form_block(cb));
-    let resources = dec
-        .single(&c, "resources")
-        .map(|rb| resources(dec, rb).finish());
+    let resources = dec.single(&c, "resources").map(|rb| resources(dec, rb));
     let log_config = dec.single(&c, "logs").map(|lb| logs(dec, lb).finish());
     let own_vault = dec.single(&c, "vault").map(|vb| job_blocks::vault(dec, vb));
     let own_secrets = job_blocks::secrets(dec, &c);
@@ -405,7 +403,7 @@ fn decode_task(
     task
 }
 
-fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
+pub(super) fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
     let list: Vec<Constraint> = c
         .blocks("constraint")
         .into_iter()
@@ -538,9 +536,11 @@ fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
     }
 }
 
-fn resources(dec: &mut Decoder, b: &Block) -> PartialResources {
+/// A task's `resources`, with its `device` blocks.
+fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
     let c = dec.content(&b.body, &RESOURCES_SCHEMA);
-    PartialResources {
+    let devices = super::resources::devices(dec, &c);
+    let mut r = PartialResources {
         cpu: dec.int(c.attr("cpu")),
         cores: dec.int(c.attr("cores")),
         memory_mb: dec.int(c.attr("memory")),
@@ -548,37 +548,7 @@ fn resources(dec: &mut Decoder, b: &Block) -> PartialResources {
         disk_mb: dec.int(c.attr("disk")),
         secrets_mb: dec.int(c.attr("secrets")),
     }
-}
-
-/// Ports with a `static` value are reserved ports, the rest dynamic (jobspec2's
-/// normalizeNetworkPorts).
-fn network(dec: &mut Decoder, b: &Block) -> NetworkResource {
-    let c = dec.content(&b.body, &NETWORK_SCHEMA);
-    let mut net = NetworkResource {
-        mode: dec.string(c.attr("mode")).unwrap_or_default(),
-        mbits: dec.int(c.attr("mbits")).unwrap_or(0),
-        ..NetworkResource::default()
-    };
-    for pb in c.blocks("port") {
-        let pc = dec.content(&pb.body, &PORT_SCHEMA);
-        let port = Port {
-            label: Decoder::label(pb),
-            value: dec.int32(pc.attr("static")).unwrap_or(0),
-            to: dec.int32(pc.attr("to")).unwrap_or(0),
-            host_network: dec.string(pc.attr("host_network")).unwrap_or_default(),
-        };
-        if port.label.is_empty() {
-            dec.push(
-                "Missing name for port",
-                "All port blocks must have 1 labels (name).".to_string(),
-                pb.ident.span(),
-            );
-        }
-        if port.value > 0 {
-            net.reserved_ports.push(port);
-        } else {
-            net.dynamic_ports.push(port);
-        }
-    }
-    net
+    .finish();
+    r.devices = devices;
+    r
 }

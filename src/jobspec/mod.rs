@@ -35,6 +35,7 @@ mod functions;
 mod init;
 mod job_blocks;
 mod policies;
+mod resources;
 mod schema;
 mod schema_blocks;
 mod services;

@@ -198,28 +198,25 @@ pub const LOGS_SCHEMA: Schema = Schema {
 
 pub const RESOURCES_SCHEMA: Schema = Schema {
     attrs: &["cpu", "cores", "memory", "memory_max", "disk", "secrets"],
-    blocks: &[],
-    pending: &["iops", "device", "numa", "network"],
+    blocks: &[("device", &["name"])],
+    pending: &["iops", "numa", "network"],
 };
 
 pub const NETWORK_SCHEMA: Schema = Schema {
-    attrs: &["mode", "mbits"],
-    blocks: &[("port", &["name"])],
-    pending: &[
-        "device",
-        "cidr",
-        "ip",
-        "hostname",
-        "dns",
-        "reserved_ports",
-        "cni",
+    attrs: &["mode", "mbits", "device", "cidr", "ip", "hostname"],
+    blocks: &[
+        ("port", &["name"]),
+        ("reserved_ports", &["name"]),
+        ("dns", &[]),
+        ("cni", &[]),
     ],
+    pending: &[],
 };
 
 pub const PORT_SCHEMA: Schema = Schema {
-    attrs: &["static", "to", "host_network"],
+    attrs: &["static", "to", "host_network", "ignore_collision"],
     blocks: &[],
-    pending: &["ignore_collision"],
+    pending: &[],
 };
 
 pub const AFFINITY_SCHEMA: Schema = Schema {
@@ -363,6 +360,24 @@ pub const VOLUME_MOUNT_SCHEMA: Schema = Schema {
 
 pub const DISCONNECT_SCHEMA: Schema = Schema {
     attrs: &["lost_after", "stop_on_client_after", "replace", "reconcile"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const DEVICE_SCHEMA: Schema = Schema {
+    attrs: &["count"],
+    blocks: &[("constraint", &[]), ("affinity", &[])],
+    pending: &[],
+};
+
+pub const DNS_SCHEMA: Schema = Schema {
+    attrs: &["servers", "searches", "options"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const CNI_SCHEMA: Schema = Schema {
+    attrs: &["args"],
     blocks: &[],
     pending: &[],
 };

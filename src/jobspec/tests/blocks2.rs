@@ -345,3 +345,91 @@ fn kind_is_still_pending() {
         "{err}"
     );
 }
+
+const NET: &str = r#"job "a" {
+  group "g" {
+    network {
+      mode     = "bridge"
+      hostname = "h"
+      dns {
+        servers  = ["1.1.1.1"]
+        searches = ["local"]
+      }
+      cni {
+        args = { a = "b" }
+      }
+      port "http" {
+        static           = 8080
+        ignore_collision = true
+      }
+      port "dyn" {}
+    }
+    task "t" {
+      driver = "raw_exec"
+      resources {
+        device "nvidia/gpu" {
+          count = 2
+          constraint {
+            attribute = "${device.attr.memory}"
+            operator  = ">="
+            value     = "2 GiB"
+          }
+          affinity {
+            attribute = "${device.model}"
+            value     = "Tesla"
+          }
+        }
+        device "fpga" {}
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn network_dns_cni_and_ports() {
+    let job = to_json(&parse(NET));
+    let n = &group(&job, 0)["Networks"][0];
+    assert_eq!(n["Hostname"], "h");
+    assert_eq!(
+        n["DNS"],
+        json!({"Servers": ["1.1.1.1"], "Searches": ["local"], "Options": null})
+    );
+    assert_eq!(n["CNI"], json!({"Args": {"a": "b"}}));
+    assert_eq!(
+        n["ReservedPorts"],
+        json!([{"Label": "http", "Value": 8080, "IgnoreCollision": true}])
+    );
+    assert_eq!(n["DynamicPorts"], json!([{"Label": "dyn"}]));
+}
+
+#[test]
+fn reserved_ports_blocks_count_without_port_blocks() {
+    let job = to_json(&parse(
+        "job \"a\" {\n  group \"g\" {\n    network {\n      reserved_ports \"x\" {\n        static = 22\n      }\n    }\n  }\n}\n",
+    ));
+    assert_eq!(
+        group(&job, 0)["Networks"][0]["ReservedPorts"],
+        json!([{"Label": "x", "Value": 22}])
+    );
+}
+
+#[test]
+fn resources_devices_with_constraints_and_affinities() {
+    let mut job = parse(NET);
+    let decoded = to_json(&job);
+    let d = &task(&decoded, 0, 0)["Resources"]["Devices"];
+    assert_eq!(d[0]["Name"], "nvidia/gpu");
+    assert_eq!(d[0]["Count"], 2);
+    assert_eq!(
+        d[0]["Constraints"],
+        json!([{"LTarget": "${device.attr.memory}", "Operand": ">=", "RTarget": "2 GiB"}])
+    );
+    assert_eq!(d[0]["Affinities"][0]["Weight"], Value::Null);
+    assert_eq!(d[1]["Count"], Value::Null);
+    canonicalize(&mut job);
+    let job = to_json(&job);
+    let d = &task(&job, 0, 0)["Resources"]["Devices"];
+    assert_eq!(d[1]["Count"], 1);
+    assert_eq!(d[0]["Affinities"][0]["Weight"], 50);
+}

@@ -40,6 +40,7 @@ mod schema;
 mod schema_blocks;
 mod services;
 mod validate;
+mod validate_blocks;
 mod validate_policies;
 mod variables;
 

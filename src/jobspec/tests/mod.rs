@@ -112,3 +112,4 @@ mod blocks2;
 mod defaults;
 mod parse;
 mod validation;
+mod validation_blocks;

@@ -527,7 +527,7 @@ fn disk(dec: &mut Decoder, b: &Block) -> PartialDisk {
     }
 }
 
-fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
+pub(super) fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
     let c = dec.content(&b.body, &LOGS_SCHEMA);
     PartialLogs {
         max_files: dec.int32(c.attr("max_files")),
@@ -537,7 +537,7 @@ fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
 }
 
 /// A task's `resources`, with its `device` blocks.
-fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
+pub(super) fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
     let c = dec.content(&b.body, &RESOURCES_SCHEMA);
     let devices = super::resources::devices(dec, &c);
     let mut r = PartialResources {

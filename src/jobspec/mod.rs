@@ -39,6 +39,7 @@ mod resources;
 mod schema;
 mod schema_blocks;
 mod services;
+mod services_connect;
 mod validate;
 mod validate_blocks;
 mod validate_policies;

@@ -33,8 +33,9 @@ const SERVICE_SCHEMA: Schema = Schema {
         ("meta", &[]),
         ("canary_meta", &[]),
         ("tagged_addresses", &[]),
+        ("connect", &[]),
     ],
-    pending: &["connect", "identity", "weights"],
+    pending: &["identity", "weights"],
 };
 
 const CHECK_SCHEMA: Schema = Schema {
@@ -99,6 +100,9 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         .into_iter()
         .map(|cb| check(dec, cb))
         .collect();
+    let connect = dec
+        .single(&c, "connect")
+        .map(|cb| super::services_connect::connect(dec, cb));
     json!({
         "Address": dec.string(c.attr("address")).unwrap_or_default(),
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
@@ -107,7 +111,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         "CheckRestart": check_restart.unwrap_or(Value::Null),
         "Checks": if checks.is_empty() { Value::Null } else { Value::Array(checks) },
         "Cluster": dec.string(c.attr("cluster")).unwrap_or_default(),
-        "Connect": Value::Null,
+        "Connect": opt(connect),
         "EnableTagOverride": dec.bool(c.attr("enable_tag_override")).unwrap_or(false),
         "Identity": Value::Null,
         "Kind": dec.string(c.attr("kind")).unwrap_or_default(),

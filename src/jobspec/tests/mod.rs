@@ -109,6 +109,7 @@ pub(super) const REFERENCE_EXAMPLE_WITH_SERVICE: &str = r#"job "example" {
 mod block_defaults;
 mod blocks;
 mod blocks2;
+mod connect;
 mod defaults;
 mod parse;
 mod validation;

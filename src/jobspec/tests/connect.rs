@@ -1,0 +1,116 @@
+//! A service's `connect` block, stored in Nomad's `structs.ConsulConnect` shape.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+const JOB: &str = r#"job "a" {
+  group "g" {
+    network {
+      mode = "bridge"
+    }
+    service {
+      name = "api"
+      port = "9001"
+      connect {
+        sidecar_service {
+          tags = ["s"]
+          disable_default_tcp_check = true
+          proxy {
+            local_service_port = 9001
+            upstreams {
+              destination_name = "db"
+              local_bind_port  = 5432
+              mesh_gateway {
+                mode = "local"
+              }
+            }
+            expose {
+              path {
+                path            = "/health"
+                protocol        = "http"
+                local_path_port = 9001
+                listener_port   = "hc"
+              }
+            }
+            transparent_proxy {
+              exclude_outbound_ports = [53]
+              no_dns                 = true
+            }
+            config {
+              protocol = "http"
+            }
+          }
+        }
+        sidecar_task {
+          driver       = "docker"
+          kill_timeout = "10s"
+          resources {
+            cpu    = 200
+            memory = 128
+          }
+        }
+      }
+    }
+    service {
+      name = "native"
+      connect {
+        native = true
+      }
+    }
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}
+"#;
+
+#[test]
+fn sidecar_service_proxy_and_task() {
+    let job = to_json(&parse(JOB));
+    let c = &job["TaskGroups"][0]["Services"][0]["Connect"];
+    assert_eq!(c["Native"], false);
+    let ss = &c["SidecarService"];
+    assert_eq!(ss["Tags"], json!(["s"]));
+    assert_eq!(ss["DisableDefaultTCPCheck"], true);
+    let p = &ss["Proxy"];
+    assert_eq!(p["LocalServicePort"], 9001);
+    assert_eq!(p["Upstreams"][0]["DestinationName"], "db");
+    assert_eq!(p["Upstreams"][0]["LocalBindPort"], 5432);
+    assert_eq!(p["Upstreams"][0]["MeshGateway"], json!({"Mode": "local"}));
+    assert_eq!(
+        p["Expose"]["Paths"],
+        json!([{"Path": "/health", "Protocol": "http", "LocalPathPort": 9001,
+                "ListenerPort": "hc"}])
+    );
+    assert_eq!(p["TransparentProxy"]["ExcludeOutboundPorts"], json!([53]));
+    assert_eq!(p["TransparentProxy"]["NoDNS"], true);
+    assert_eq!(p["Config"], json!({"protocol": "http"}));
+    let st = &c["SidecarTask"];
+    assert_eq!(st["Driver"], "docker");
+    assert_eq!(st["KillTimeout"], 10_000_000_000i64);
+    assert_eq!(st["Resources"]["CPU"], 200);
+    assert_eq!(st["Resources"]["MemoryMB"], 128);
+    assert_eq!(c["Gateway"], Value::Null);
+}
+
+#[test]
+fn native_connect() {
+    let job = to_json(&parse(JOB));
+    let c = &job["TaskGroups"][0]["Services"][1]["Connect"];
+    assert_eq!(
+        c,
+        &json!({"Native": true, "SidecarService": null, "SidecarTask": null, "Gateway": null})
+    );
+}
+
+#[test]
+fn gateway_is_still_pending() {
+    let err = parse_err(
+        "job \"a\" {\n  group \"g\" {\n    service {\n      connect {\n        gateway {}\n      }\n    }\n  }\n}\n",
+    );
+    assert!(
+        err.contains("test.hcl:5,9-16: Unsupported block type; Blocks of type \"gateway\" are valid in Nomad but not supported"),
+        "{err}"
+    );
+}

@@ -185,6 +185,7 @@ fn set_if_empty(s: &mut Map<String, Value>, key: &str, value: &str) {
 /// api.Service.Canonicalize followed by structs.Service.Canonicalize. `task` is `None` for a
 /// group service.
 fn canonicalize_service(s: &mut Map<String, Value>, job: &Job, group: &str, task: Option<&str>) {
+    super::services_connect::canonicalize_connect(s);
     let base = match task {
         Some(t) => format!("{}-{group}-{t}", job.name),
         None => format!("{}-{group}", job.name),

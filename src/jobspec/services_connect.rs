@@ -241,3 +241,33 @@ fn sidecar_task(dec: &mut Decoder, b: &Block) -> Value {
         "User": dec.string(c.attr("user")).unwrap_or_default(),
     })
 }
+
+/// api SidecarTask.Canonicalize: default resources, log config, kill timeout and shutdown
+/// delay for a sidecar task the user wrote (the given resources and logs were completed while
+/// decoding).
+pub fn canonicalize_connect(service: &mut serde_json::Map<String, Value>) {
+    let Some(task) = service
+        .get_mut("Connect")
+        .and_then(|c| c.get_mut("SidecarTask"))
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let mut fill = |key: &str, v: Option<Value>| {
+        if task.get(key).is_none_or(Value::is_null) {
+            if let Some(v) = v {
+                task.insert(key.to_string(), v);
+            }
+        }
+    };
+    fill(
+        "Resources",
+        serde_json::to_value(super::policies::default_resources()).ok(),
+    );
+    fill(
+        "LogConfig",
+        serde_json::to_value(super::policies::default_log_config()).ok(),
+    );
+    fill("KillTimeout", Some(json!(super::DEFAULT_KILL_TIMEOUT)));
+    fill("ShutdownDelay", Some(json!(0)));
+}

@@ -114,3 +114,18 @@ fn gateway_is_still_pending() {
         "{err}"
     );
 }
+
+#[test]
+fn canonicalize_fills_sidecar_task_defaults() {
+    let mut job = parse(
+        "job \"a\" {\n  group \"g\" {\n    service {\n      name = \"s\"\n      connect {\n        sidecar_task {\n          driver = \"docker\"\n        }\n      }\n    }\n    task \"t\" {\n      driver = \"raw_exec\"\n    }\n  }\n}\n",
+    );
+    canonicalize(&mut job);
+    let job = to_json(&job);
+    let st = &job["TaskGroups"][0]["Services"][0]["Connect"]["SidecarTask"];
+    assert_eq!(st["KillTimeout"], 5_000_000_000i64);
+    assert_eq!(st["ShutdownDelay"], 0);
+    assert_eq!(st["Resources"]["CPU"], 100);
+    assert_eq!(st["Resources"]["MemoryMB"], 300);
+    assert_eq!(st["LogConfig"]["MaxFiles"], 10);
+}

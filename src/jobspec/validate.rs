@@ -163,6 +163,7 @@ fn job_errors(j: &Job) -> Vec<String> {
             ));
         }
     }
+    e.extend(validate_blocks::multiregion_error(j));
     e
 }
 

@@ -9,8 +9,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::api::{
-    Job, ScalingPolicy, Secret, Task, TaskCsiPluginConfig, TaskGroup, VolumeRequest,
-    WorkloadIdentity, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM,
+    Job, ScalingPolicy, Secret, Task, TaskCsiPluginConfig, TaskGroup, Vault, VolumeRequest,
+    WorkloadIdentity, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM, SCALING_POLICY_TYPE_HORIZONTAL,
 };
 
 use super::validate::format_multierror;
@@ -29,6 +29,9 @@ pub fn scaling_error(j: &Job, tg: &TaskGroup) -> Option<String> {
     let mut inner = Vec::new();
     if p.r#type.is_empty() {
         inner.push("missing scaling policy type".to_string());
+    } else if p.r#type != SCALING_POLICY_TYPE_HORIZONTAL {
+        // Nomad CE knows only horizontal policies (structs_ce.go validateType).
+        inner.push(format!("scaling policy type \"{}\" is not valid", p.r#type));
     }
     if max < 0 {
         inner.push("maximum count must be specified and non-negative".to_string());
@@ -164,9 +167,39 @@ fn volume_request_errors(
     e
 }
 
-/// Task.Validate's csi_plugin, identity and secret checks.
+/// Nomad CE's Multiregion.Validate, for a job with regions.
+pub fn multiregion_error(j: &Job) -> Option<String> {
+    let regions = j
+        .multiregion
+        .as_ref()
+        .and_then(|m| m.get("Regions"))
+        .and_then(Value::as_array)?;
+    (!regions.is_empty()).then(|| "Multiregion jobs are unlicensed.".to_string())
+}
+
+/// structs Vault.Validate.
+fn vault_errors(v: &Vault) -> Vec<String> {
+    match v.change_mode.as_deref().unwrap_or_default() {
+        "signal" if v.change_signal.as_deref().unwrap_or_default().is_empty() => {
+            vec!["Signal must be specified when using change mode \"signal\"".to_string()]
+        }
+        "signal" | "noop" | "restart" => Vec::new(),
+        other => vec![format!("Unknown change mode {other:?}")],
+    }
+}
+
+/// Task.Validate's vault, csi_plugin, identity and secret checks.
 pub fn task_block_errors(t: &Task) -> Vec<String> {
     let mut e = Vec::new();
+    if let Some(v) = typed::<Vault>(&t.vault) {
+        let ve = vault_errors(&v);
+        if !ve.is_empty() {
+            e.push(format!(
+                "Vault validation failed: {}",
+                format_multierror(&ve)
+            ));
+        }
+    }
     if let Some(p) = typed::<TaskCsiPluginConfig>(&t.csi_plugin_config) {
         if p.id.is_empty() {
             e.push("CSIPluginConfig must have a non-empty PluginID".to_string());

@@ -94,3 +94,37 @@ fn identity_and_secret_rules() {
     assert!(e.contains("Identity \"a b\" is invalid: 2 errors occurred:\n\t* invalid name \"a b\". Must match regex ^[a-zA-Z0-9-_]{1,128}$\n\t* change_signal must be specified when using change_mode=\"signal\""), "{e}");
     assert!(e.contains("Duplicate secret \"s\" found"), "{e}");
 }
+
+#[test]
+fn vault_change_mode_rules() {
+    // api Canonicalize gives an unset signal SIGHUP, so only an explicit empty one fails.
+    let signal = "      vault {\n        change_mode = \"signal\"\n      }";
+    assert_eq!(errors("", signal), "");
+    let empty =
+        "      vault {\n        change_mode = \"signal\"\n        change_signal = \"\"\n      }";
+    let e = errors("", empty);
+    assert!(e.contains("Vault validation failed: 1 error occurred:\n\t* Signal must be specified when using change mode \"signal\""), "{e}");
+    let e = errors(
+        "",
+        "      vault {\n        change_mode = \"reload\"\n      }",
+    );
+    assert!(e.contains("* Unknown change mode \"reload\""), "{e}");
+    assert_eq!(
+        errors("", "      vault {\n        policies = [\"p\"]\n      }"),
+        ""
+    );
+}
+
+#[test]
+fn multiregion_is_unlicensed() {
+    let src = REFERENCE_EXAMPLE.replace(
+        "  type        = \"service\"\n",
+        "  type        = \"service\"\n  multiregion {\n    region \"west\" {}\n  }\n",
+    );
+    let mut job = parse(&src);
+    canonicalize(&mut job);
+    let e = validate(&job)
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string());
+    assert!(e.contains("* Multiregion jobs are unlicensed."), "{e}");
+}

@@ -45,7 +45,7 @@ pub fn consul(dec: &mut Decoder, b: &Block) -> Option<Value> {
     })
 }
 
-fn identity(dec: &mut Decoder, b: &Block) -> WorkloadIdentity {
+pub(super) fn identity(dec: &mut Decoder, b: &Block) -> WorkloadIdentity {
     let c = dec.content(&b.body, &IDENTITY_SCHEMA);
     WorkloadIdentity {
         name: dec.string(c.attr("name")).unwrap_or_default(),

@@ -34,8 +34,10 @@ const SERVICE_SCHEMA: Schema = Schema {
         ("canary_meta", &[]),
         ("tagged_addresses", &[]),
         ("connect", &[]),
+        ("identity", &[]),
+        ("weights", &[]),
     ],
-    pending: &["identity", "weights"],
+    pending: &[],
 };
 
 const CHECK_SCHEMA: Schema = Schema {
@@ -103,6 +105,13 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
     let connect = dec
         .single(&c, "connect")
         .map(|cb| super::services_connect::connect(dec, cb));
+    let identity = dec
+        .single(&c, "identity")
+        .map(|ib| super::job_blocks::identity(dec, ib))
+        .and_then(|w| serde_json::to_value(w).ok());
+    let weights = dec
+        .single(&c, "weights")
+        .map(|wb| super::services_connect::weights(dec, wb));
     json!({
         "Address": dec.string(c.attr("address")).unwrap_or_default(),
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
@@ -113,7 +122,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         "Cluster": dec.string(c.attr("cluster")).unwrap_or_default(),
         "Connect": opt(connect),
         "EnableTagOverride": dec.bool(c.attr("enable_tag_override")).unwrap_or(false),
-        "Identity": Value::Null,
+        "Identity": opt(identity),
         "Kind": dec.string(c.attr("kind")).unwrap_or_default(),
         "Meta": map_value(dec.string_map(&c, "meta")),
         "Name": dec.string(c.attr("name")).unwrap_or_default(),
@@ -124,7 +133,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         "TaggedAddresses": map_value(dec.string_map(&c, "tagged_addresses")),
         "Tags": opt(dec.string_list(c.attr("tags"))),
         "TaskName": dec.string(c.attr("task")).unwrap_or_default(),
-        "Weights": Value::Null,
+        "Weights": opt(weights),
     })
 }
 

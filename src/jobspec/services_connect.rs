@@ -100,6 +100,23 @@ const SIDECAR_TASK_SCHEMA: Schema = Schema {
     pending: &["volume_mount", "identity"],
 };
 
+const WEIGHTS_SCHEMA: Schema = Schema {
+    attrs: &["passing", "warning"],
+    blocks: &[],
+    pending: &[],
+};
+
+/// A service's `weights` block, with api ServiceWeights.Canonicalize's floor of 1 (applied
+/// here: a written block is always completed, and 0 cannot be told from unset later).
+pub fn weights(dec: &mut Decoder, b: &Block) -> Value {
+    let c = dec.content(&b.body, &WEIGHTS_SCHEMA);
+    let floor = |n: Option<i64>| n.filter(|n| *n > 0).unwrap_or(1);
+    json!({
+        "Passing": floor(dec.int(c.attr("passing"))),
+        "Warning": floor(dec.int(c.attr("warning"))),
+    })
+}
+
 fn opt<T: Into<Value>>(v: Option<T>) -> Value {
     v.map(Into::into).unwrap_or(Value::Null)
 }

@@ -129,3 +129,14 @@ fn canonicalize_fills_sidecar_task_defaults() {
     assert_eq!(st["Resources"]["MemoryMB"], 300);
     assert_eq!(st["LogConfig"]["MaxFiles"], 10);
 }
+
+#[test]
+fn service_identity_and_weights() {
+    let job = to_json(&parse(
+        "job \"a\" {\n  group \"g\" {\n    service {\n      name = \"s\"\n      identity {\n        aud = [\"consul.io\"]\n        ttl = \"1h\"\n      }\n      weights {\n        passing = 3\n      }\n    }\n    task \"t\" {\n      driver = \"raw_exec\"\n    }\n  }\n}\n",
+    ));
+    let s = &job["TaskGroups"][0]["Services"][0];
+    assert_eq!(s["Identity"]["Audience"], json!(["consul.io"]));
+    assert_eq!(s["Identity"]["TTL"], 3_600_000_000_000i64);
+    assert_eq!(s["Weights"], json!({"Passing": 3, "Warning": 1}));
+}

@@ -96,8 +96,10 @@ const SIDECAR_TASK_SCHEMA: Schema = Schema {
         ("meta", &[]),
         ("resources", &[]),
         ("logs", &[]),
+        ("volume_mount", &[]),
+        ("identity", &[]),
     ],
-    pending: &["volume_mount", "identity"],
+    pending: &[],
 };
 
 const WEIGHTS_SCHEMA: Schema = Schema {
@@ -244,9 +246,16 @@ fn sidecar_task(dec: &mut Decoder, b: &Block) -> Value {
     let logs = dec
         .single(&c, "logs")
         .map(|lb| super::decode::logs(dec, lb).finish());
+    let identities: Vec<Value> = c
+        .blocks("identity")
+        .into_iter()
+        .filter_map(|ib| serde_json::to_value(super::job_blocks::identity(dec, ib)).ok())
+        .collect();
     json!({
         "Config": free_form(dec, config),
         "Driver": dec.string(c.attr("driver")).unwrap_or_default(),
+        "Identities": if identities.is_empty() { Value::Null } else { Value::Array(identities) },
+        "VolumeMounts": opt(super::blocks::volume_mounts(dec, &c)),
         "Env": map_value(dec.string_map(&c, "env")),
         "KillSignal": dec.string(c.attr("kill_signal")).unwrap_or_default(),
         "KillTimeout": opt(dec.duration(c.attr("kill_timeout"))),

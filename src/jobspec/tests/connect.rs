@@ -45,6 +45,14 @@ const JOB: &str = r#"job "a" {
         sidecar_task {
           driver       = "docker"
           kill_timeout = "10s"
+          volume_mount {
+            volume      = "certs"
+            destination = "/certs"
+          }
+          identity {
+            name = "consul"
+            aud  = ["consul.io"]
+          }
           resources {
             cpu    = 200
             memory = 128
@@ -89,6 +97,8 @@ fn sidecar_service_proxy_and_task() {
     let st = &c["SidecarTask"];
     assert_eq!(st["Driver"], "docker");
     assert_eq!(st["KillTimeout"], 10_000_000_000i64);
+    assert_eq!(st["VolumeMounts"][0]["Volume"], "certs");
+    assert_eq!(st["Identities"][0]["Name"], "consul");
     assert_eq!(st["Resources"]["CPU"], 200);
     assert_eq!(st["Resources"]["MemoryMB"], 128);
     assert_eq!(c["Gateway"], Value::Null);

@@ -17,8 +17,7 @@
 //! shutdown_delay, service, lifecycle, dispatch_payload, template, artifact, volume_mount), the
 //! integration blocks (`job_blocks`: vault, consul, identity, csi_plugin, scaling,
 //! multiregion, ui, action, schedule, secret; job/group vault and secrets are inherited by
-//! tasks as jobspec2 does), service `connect` (native, sidecar_service, sidecar_task; not
-//! `gateway`), `identity` and `weights`, resources `device`, network `dns`/`cni`/
+//! tasks as jobspec2 does), service `connect` (native, sidecar_service, sidecar_task, gateway), `identity` and `weights`, resources `device`, network `dns`/`cni`/
 //! `reserved_ports`, and `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
 //! yet". Expressions may call Nomad's jobspec function library (`functions`); its filesystem
 //! functions read files only for a job file named on the command line (`parse_file`).
@@ -42,6 +41,7 @@ mod schema;
 mod schema_blocks;
 mod services;
 mod services_connect;
+mod services_gateway;
 mod validate;
 mod validate_blocks;
 mod validate_policies;

@@ -1,6 +1,6 @@
 //! A service's `connect` block (native, sidecar_service with its proxy, sidecar_task), kept as
 //! JSON in Nomad's stored shape (`structs.ConsulConnect`) like the rest of the service.
-//! `gateway` is recognised but not decoded yet.
+//! `gateway` is decoded in `services_gateway`.
 
 use hcl_edit::structure::Block;
 use serde_json::{json, Value};
@@ -9,8 +9,12 @@ use super::body::{Decoder, Schema};
 
 const CONNECT_SCHEMA: Schema = Schema {
     attrs: &["native"],
-    blocks: &[("sidecar_service", &[]), ("sidecar_task", &[])],
-    pending: &["gateway"],
+    blocks: &[
+        ("sidecar_service", &[]),
+        ("sidecar_task", &[]),
+        ("gateway", &[]),
+    ],
+    pending: &[],
 };
 
 const SIDECAR_SERVICE_SCHEMA: Schema = Schema {
@@ -142,8 +146,11 @@ pub fn connect(dec: &mut Decoder, b: &Block) -> Value {
     let sidecar_task = dec
         .single(&c, "sidecar_task")
         .map(|tb| sidecar_task(dec, tb));
+    let gateway = dec
+        .single(&c, "gateway")
+        .map(|gb| super::services_gateway::gateway(dec, gb));
     json!({
-        "Gateway": Value::Null,
+        "Gateway": opt(gateway),
         "Native": dec.bool(c.attr("native")).unwrap_or(false),
         "SidecarService": opt(sidecar_service),
         "SidecarTask": opt(sidecar_task),
@@ -272,6 +279,13 @@ fn sidecar_task(dec: &mut Decoder, b: &Block) -> Value {
 /// delay for a sidecar task the user wrote (the given resources and logs were completed while
 /// decoding).
 pub fn canonicalize_connect(service: &mut serde_json::Map<String, Value>) {
+    if let Some(g) = service
+        .get_mut("Connect")
+        .and_then(|c| c.get_mut("Gateway"))
+        .filter(|g| !g.is_null())
+    {
+        super::services_gateway::canonicalize_gateway(g);
+    }
     let Some(task) = service
         .get_mut("Connect")
         .and_then(|c| c.get_mut("SidecarTask"))

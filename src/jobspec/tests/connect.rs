@@ -115,12 +115,82 @@ fn native_connect() {
 }
 
 #[test]
-fn gateway_is_still_pending() {
+fn gateway_ingress_terminating_and_proxy() {
+    let mut job = parse(
+        r#"job "a" {
+  group "g" {
+    service {
+      name = "ig"
+      connect {
+        gateway {
+          proxy {
+            envoy_gateway_bind_addresses "web" {
+              address = "0.0.0.0"
+              port    = 8080
+            }
+          }
+          ingress {
+            tls {
+              enabled = true
+            }
+            listener {
+              port     = 8080
+              protocol = "http"
+              service {
+                name  = "web"
+                hosts = ["example.com"]
+              }
+            }
+          }
+        }
+      }
+    }
+    service {
+      name = "tg"
+      connect {
+        gateway {
+          terminating {
+            service {
+              name    = "db"
+              ca_file = "/ca.pem"
+            }
+          }
+        }
+      }
+    }
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}"#,
+    );
+    let decoded = to_json(&job);
+    let g = &decoded["TaskGroups"][0]["Services"][0]["Connect"]["Gateway"];
+    assert_eq!(
+        g["Proxy"]["EnvoyGatewayBindAddresses"],
+        json!({"web": {"Address": "0.0.0.0", "Port": 8080}})
+    );
+    assert_eq!(g["Proxy"]["ConnectTimeout"], Value::Null);
+    assert_eq!(g["Ingress"]["TLS"]["Enabled"], true);
+    let l = &g["Ingress"]["Listeners"][0];
+    assert_eq!(l["Port"], 8080);
+    assert_eq!(l["Services"][0]["Hosts"], json!(["example.com"]));
+    let t = &decoded["TaskGroups"][0]["Services"][1]["Connect"]["Gateway"];
+    assert_eq!(t["Terminating"]["Services"][0]["CAFile"], "/ca.pem");
+    assert_eq!(t["Proxy"], Value::Null);
+    canonicalize(&mut job);
+    let job = to_json(&job);
+    let g = &job["TaskGroups"][0]["Services"][0]["Connect"]["Gateway"];
+    assert_eq!(g["Proxy"]["ConnectTimeout"], 5_000_000_000i64);
+}
+
+#[test]
+fn ingress_header_modifiers_are_still_pending() {
     let err = parse_err(
-        "job \"a\" {\n  group \"g\" {\n    service {\n      connect {\n        gateway {}\n      }\n    }\n  }\n}\n",
+        "job \"a\" {\n  group \"g\" {\n    service {\n      connect {\n        gateway {\n          ingress {\n            listener {\n              service {\n                request_headers {}\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n",
     );
     assert!(
-        err.contains("test.hcl:5,9-16: Unsupported block type; Blocks of type \"gateway\" are valid in Nomad but not supported"),
+        err.contains("Blocks of type \"request_headers\" are valid in Nomad but not supported"),
         "{err}"
     );
 }

@@ -12,6 +12,7 @@ pub mod deployment;
 pub mod duration;
 pub mod eval;
 pub mod job;
+pub mod job_blocks;
 pub mod node;
 pub mod plan;
 
@@ -19,6 +20,7 @@ pub use alloc::*;
 pub use deployment::*;
 pub use eval::*;
 pub use job::*;
+pub use job_blocks::*;
 pub use node::*;
 pub use plan::*;
 

@@ -32,12 +32,28 @@ mod plan_ctx;
 pub mod rank;
 pub mod reconcile;
 mod stack;
+mod system;
 #[cfg(test)]
 pub(crate) mod testing;
 mod update;
 mod version;
 
-pub use generic::{process_eval, DESC_BLOCKED_EVAL_FAILED_PLACEMENTS};
+pub use generic::DESC_BLOCKED_EVAL_FAILED_PLACEMENTS;
+pub use system::{is_system_type, process_system_eval, STATUS_ALLOC_NODE_INFEASIBLE};
+
+/// The scheduler entry: system and sysbatch evals go to the system scheduler, service and
+/// batch evals to the generic one.
+pub fn process_eval(
+    eval: &Evaluation,
+    state: &dyn StateView,
+    ctx: SchedulerContext,
+) -> Result<SchedulerResult, SchedulerError> {
+    if is_system_type(&eval.r#type) {
+        system::process_system_eval(eval, state, ctx)
+    } else {
+        generic::process_eval(eval, state, ctx)
+    }
+}
 
 /// Why a scheduler run could not produce a result at all. Problems the eval itself carries
 /// (an unknown trigger) are reported in the returned eval, as Nomad does, not here.

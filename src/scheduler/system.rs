@@ -199,8 +199,10 @@ impl SystemRun<'_> {
             if let Some(prev) = prev {
                 pctx.stop(prev, STATUS_ALLOC_UPDATING, None);
             }
-            let mut metric = AllocMetric::default();
-            metric.nodes_evaluated = 1;
+            let mut metric = AllocMetric {
+                nodes_evaluated: 1,
+                ..Default::default()
+            };
             let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
                 .then(|| {
                     rank(

@@ -261,4 +261,6 @@ impl Server {
 }
 
 #[cfg(test)]
+mod system_tests;
+#[cfg(test)]
 mod tests;

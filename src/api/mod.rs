@@ -12,12 +12,14 @@ pub mod duration;
 pub mod eval;
 pub mod job;
 pub mod node;
+pub mod operator;
 pub mod plan;
 
 pub use alloc::*;
 pub use eval::*;
 pub use job::*;
 pub use node::*;
+pub use operator::*;
 pub use plan::*;
 
 /// Nanoseconds per second, for `Duration` fields that are Go `time.Duration`s.

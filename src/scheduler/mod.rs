@@ -1,7 +1,8 @@
 //! The scheduler: a pure function of (state snapshot, eval, time, seed) -> plan.
 //! It never writes state; the worker submits its plan to the plan applier.
 //!
-//! [`process_eval`] is the service/batch scheduler. What the worker does with its result:
+//! [`process_eval`] is the entry: system/sysbatch evals go to `system`, service/batch
+//! evals to `generic`. What the worker does with its result:
 //! - submit `plan` unless `plan.is_no_op()` (stops in `node_update`, new and in-place
 //!   updated allocs in `node_allocation`; every alloc carries its `Job`);
 //! - if `blocked_eval` is set, create it (raft) and hand it to the blocked-evals tracker;
@@ -12,7 +13,8 @@
 //!
 //! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
 //! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
-//! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
+//! (destructive vs in-place), `generic` (the service/batch run), `system` (system and
+//! sysbatch: one alloc per feasible node), `plan_ctx` (the plan's view of nodes).
 //!
 //! Known gaps (later issues): spreads are not scored, distinct_property, devices,
 //! cores/NUMA, host/CSI volumes, preemption, deployments and update strategies (all destructive updates happen at once, no canaries),

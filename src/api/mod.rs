@@ -14,6 +14,7 @@ pub mod eval;
 pub mod job;
 pub mod job_blocks;
 pub mod node;
+pub mod operator;
 pub mod plan;
 
 pub use alloc::*;
@@ -22,6 +23,7 @@ pub use eval::*;
 pub use job::*;
 pub use job_blocks::*;
 pub use node::*;
+pub use operator::*;
 pub use plan::*;
 
 /// Nanoseconds per second, for `Duration` fields that are Go `time.Duration`s.

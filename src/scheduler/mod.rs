@@ -1,7 +1,8 @@
 //! The scheduler: a pure function of (state snapshot, eval, time, seed) -> plan.
 //! It never writes state; the worker submits its plan to the plan applier.
 //!
-//! [`process_eval`] is the service/batch scheduler. What the worker does with its result:
+//! [`process_eval`] is the entry: system/sysbatch evals go to `system`, service/batch
+//! evals to `generic`. What the worker does with its result:
 //! - submit `plan` unless `plan.is_no_op()` (stops in `node_update`, new and in-place
 //!   updated allocs in `node_allocation`; every alloc carries its `Job`);
 //! - if `blocked_eval` is set, create it (raft) and hand it to the blocked-evals tracker;
@@ -12,12 +13,14 @@
 //!
 //! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
 //! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
-//! (destructive vs in-place), `generic` (the run), `plan_ctx` (the plan's view of nodes).
+//! (destructive vs in-place), `generic` (the service/batch run), `system` (system and
+//! sysbatch: one alloc per feasible node), `plan_ctx` (the plan's view of nodes).
+//!
+//! Deployments and the `update` block (max_parallel, canaries, promotion) live in
+//! `reconcile_deploy`, reschedule delays and follow-up evals in `reconcile_resched`.
 //!
 //! Known gaps (later issues): spreads are not scored, distinct_property, devices,
-//! cores/NUMA, host/CSI volumes, preemption, deployments and update strategies (all destructive updates happen at once, no canaries),
-//! reschedule delays (eligible failed allocs are replaced at once; attempts/interval are
-//! honoured), disconnect handling (allocs on disconnected nodes are lost), task-level
+//! cores/NUMA, host/CSI volumes, preemption, disconnect handling (allocs on disconnected nodes are lost), task-level
 //! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).
 
 use std::sync::Arc;
@@ -36,13 +39,29 @@ mod reconcile_deploy;
 mod reconcile_props;
 mod reconcile_resched;
 mod stack;
+mod system;
 #[cfg(test)]
 pub(crate) mod testing;
 mod update;
 mod version;
 
-pub use generic::{process_eval, DESC_BLOCKED_EVAL_FAILED_PLACEMENTS};
+pub use generic::DESC_BLOCKED_EVAL_FAILED_PLACEMENTS;
 pub use reconcile_deploy::running_description as deployment_running_description;
+pub use system::{is_system_type, process_system_eval, STATUS_ALLOC_NODE_INFEASIBLE};
+
+/// The scheduler entry: system and sysbatch evals go to the system scheduler, service and
+/// batch evals to the generic one.
+pub fn process_eval(
+    eval: &Evaluation,
+    state: &dyn StateView,
+    ctx: SchedulerContext,
+) -> Result<SchedulerResult, SchedulerError> {
+    if is_system_type(&eval.r#type) {
+        system::process_system_eval(eval, state, ctx)
+    } else {
+        generic::process_eval(eval, state, ctx)
+    }
+}
 
 /// Why a scheduler run could not produce a result at all. Problems the eval itself carries
 /// (an unknown trigger) are reported in the returned eval, as Nomad does, not here.

@@ -262,4 +262,6 @@ impl Server {
 }
 
 #[cfg(test)]
+mod system_tests;
+#[cfg(test)]
 mod tests;

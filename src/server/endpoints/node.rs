@@ -25,7 +25,8 @@ pub async fn register(server: &Server, mut node: Node) -> Result<NodeUpdateRespo
         ));
     }
     let snap = server.state().snapshot();
-    if let Some(existing) = snap.node_by_id(&node.id) {
+    let previous = snap.node_by_id(&node.id);
+    if let Some(existing) = &previous {
         if !existing.secret_id.is_empty() && existing.secret_id != node.secret_id {
             return Err(ServerError::BadRequest(
                 "node secret ID does not match".to_string(),
@@ -54,12 +55,29 @@ pub async fn register(server: &Server, mut node: Node) -> Result<NodeUpdateRespo
         .propose(Command::NodeRegister { node, time: now })
         .await?;
     let ttl = server.heartbeat_reset(&id);
+    let mut index = resp.index;
     if ready {
         server.unblock_evals(&class, resp.index);
+        // A node that joins, comes back ready, or changes what system jobs filter on gets
+        // an eval for each system job that may now belong there.
+        let snap = server.state().snapshot();
+        if let Some(stored) = snap.node_by_id(&id) {
+            let relevant_change = previous.as_deref().is_none_or(|old| {
+                old.status != NODE_STATUS_READY || placement_inputs_changed(old, &stored)
+            });
+            let evals = if relevant_change {
+                system_job_evals(&snap, &stored, now)
+            } else {
+                Vec::new()
+            };
+            if !evals.is_empty() {
+                index = server.propose(Command::EvalUpsert { evals }).await?.index;
+            }
+        }
     }
     Ok(NodeUpdateResponse {
         heartbeat_ttl: ttl,
-        index: resp.index,
+        index,
     })
 }
 
@@ -77,6 +95,9 @@ pub async fn update_status(
         let now = now_nanos();
         let evals = if status == NODE_STATUS_DOWN {
             node_evals(&snap, node_id, now)
+        } else if status == NODE_STATUS_READY {
+            // Coming back ready: system jobs may have been registered meanwhile.
+            system_job_evals(&snap, &node, now)
         } else {
             Vec::new()
         };
@@ -102,6 +123,46 @@ pub async fn update_status(
         heartbeat_ttl: ttl,
         index,
     })
+}
+
+/// Whether a re-registration changed anything the system scheduler's node filters read.
+fn placement_inputs_changed(old: &Node, new: &Node) -> bool {
+    old.attributes != new.attributes
+        || old.meta != new.meta
+        || old.node_class != new.node_class
+        || old.computed_class != new.computed_class
+        || old.node_pool != new.node_pool
+        || old.datacenter != new.datacenter
+        || old.drivers != new.drivers
+}
+
+/// One node-update eval per (namespace, job ID) of every live system or sysbatch job whose
+/// datacenters and node pool match the node (Nomad's createNodeEvals for system jobs).
+/// Feasibility beyond datacenter and pool is the scheduler's to decide.
+pub fn system_job_evals(snap: &StateSnapshot, node: &Node, now: i64) -> Vec<Evaluation> {
+    use crate::scheduler::feasible::{job_pool, node_in_any_dc, node_in_pool};
+    snap.jobs(None)
+        .into_iter()
+        .filter(|j| crate::scheduler::is_system_type(&j.r#type) && !j.stop)
+        .filter(|j| j.parameterized_job.is_none() && j.periodic.is_none())
+        .filter(|j| {
+            node_in_pool(node, job_pool(j)) && node_in_any_dc(node, &j.datacenters_or_default())
+        })
+        .map(|job| Evaluation {
+            id: generate_id(),
+            namespace: job.namespace.clone(),
+            priority: job.priority,
+            r#type: job.r#type.clone(),
+            triggered_by: TRIGGER_NODE_UPDATE.to_string(),
+            job_id: job.id.clone(),
+            node_id: node.id.clone(),
+            job_modify_index: job.job_modify_index,
+            status: EVAL_STATUS_PENDING.to_string(),
+            create_time: now,
+            modify_time: now,
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// One eval per job with live allocs on the node, so the scheduler replaces them (Nomad's

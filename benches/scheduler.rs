@@ -1,0 +1,175 @@
+//! Scheduler-only benchmark (the grid of Nomad's BenchmarkServiceScheduler): one eval for a
+//! service job of {50, 200, 1200} allocs over {500, 1k, 5k, 10k} nodes, against an in-memory
+//! state. Nodes have realistic attributes: 3 datacenters, 4 classes, drivers, resources.
+//! Prints `key: value` lines, the headline `eval_ms_1200_allocs_10k_nodes` last.
+//! `QUICK=1` runs fewer repetitions.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+use nomad::api::*;
+use nomad::scheduler::{process_eval, SchedulerContext, StateView};
+
+struct BenchState {
+    jobs: Vec<Arc<Job>>,
+    nodes: Vec<Arc<Node>>,
+    by_id: HashMap<String, Arc<Node>>,
+}
+
+impl StateView for BenchState {
+    fn index(&self) -> u64 {
+        1000
+    }
+    fn job(&self, namespace: &str, id: &str) -> Option<Arc<Job>> {
+        self.jobs
+            .iter()
+            .find(|j| j.namespace == namespace && j.id == id)
+            .cloned()
+    }
+    fn node(&self, id: &str) -> Option<Arc<Node>> {
+        self.by_id.get(id).cloned()
+    }
+    fn nodes(&self) -> Vec<Arc<Node>> {
+        self.nodes.clone()
+    }
+    fn allocs_by_job(&self, _: &str, _: &str) -> Vec<Arc<Allocation>> {
+        Vec::new()
+    }
+    fn allocs_by_node(&self, _: &str) -> Vec<Arc<Allocation>> {
+        Vec::new()
+    }
+}
+
+fn node(i: usize) -> Node {
+    let class = ["small", "medium", "large", "gpu"][i % 4];
+    let dc = ["dc1", "dc2", "dc3"][i % 3];
+    Node {
+        id: format!("{:08x}-0000-4000-8000-{:012x}", i, i),
+        name: format!("node-{i}"),
+        datacenter: dc.to_string(),
+        node_pool: DEFAULT_NODE_POOL.to_string(),
+        node_class: class.to_string(),
+        computed_class: format!("v1:{class}-{dc}"),
+        status: NODE_STATUS_READY.to_string(),
+        scheduling_eligibility: NODE_ELIGIBLE.to_string(),
+        attributes: BTreeMap::from([
+            ("kernel.name".to_string(), "linux".to_string()),
+            ("arch".to_string(), "amd64".to_string()),
+            ("cpu.numcores".to_string(), "8".to_string()),
+            ("nomad.version".to_string(), "1.9.3".to_string()),
+            ("os.name".to_string(), "ubuntu".to_string()),
+            ("unique.hostname".to_string(), format!("host-{i}")),
+        ]),
+        drivers: BTreeMap::from([(
+            "mock_driver".to_string(),
+            DriverInfo {
+                detected: true,
+                healthy: true,
+                ..Default::default()
+            },
+        )]),
+        node_resources: NodeResources {
+            cpu: NodeCpuResources {
+                cpu_shares: 16_000,
+                total_cpu_cores: 8,
+                ..Default::default()
+            },
+            memory: NodeMemoryResources { memory_mb: 32_768 },
+            disk: NodeDiskResources { disk_mb: 100_000 },
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn job(count: i32) -> Job {
+    Job {
+        id: "bench".to_string(),
+        name: "bench".to_string(),
+        namespace: "default".to_string(),
+        r#type: JOB_TYPE_SERVICE.to_string(),
+        priority: 50,
+        datacenters: Some(vec!["dc1".into(), "dc2".into(), "dc3".into()]),
+        job_modify_index: 10,
+        constraints: Some(vec![Constraint {
+            l_target: "${attr.kernel.name}".into(),
+            operand: "=".into(),
+            r_target: "linux".into(),
+        }]),
+        task_groups: vec![TaskGroup {
+            name: "g".to_string(),
+            count,
+            tasks: vec![Task {
+                name: "t".to_string(),
+                driver: "mock_driver".to_string(),
+                resources: Some(Resources {
+                    cpu: 100,
+                    memory_mb: 64,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn eval_ms(nodes: usize, count: i32, reps: usize) -> f64 {
+    let nodes: Vec<Arc<Node>> = (0..nodes).map(|i| Arc::new(node(i))).collect();
+    let by_id = nodes.iter().map(|n| (n.id.clone(), n.clone())).collect();
+    let j = job(count);
+    let state = BenchState {
+        jobs: vec![Arc::new(j.clone())],
+        nodes,
+        by_id,
+    };
+    let eval = Evaluation {
+        id: "00000000-0000-4000-8000-00000000e001".into(),
+        namespace: j.namespace.clone(),
+        job_id: j.id.clone(),
+        r#type: j.r#type.clone(),
+        priority: j.priority,
+        triggered_by: TRIGGER_JOB_REGISTER.into(),
+        status: EVAL_STATUS_PENDING.into(),
+        job_modify_index: j.job_modify_index,
+        ..Default::default()
+    };
+    let mut best = f64::MAX;
+    for rep in 0..reps {
+        let ctx = SchedulerContext {
+            now: 1,
+            seed: rep as u64,
+        };
+        let start = Instant::now();
+        let result = process_eval(&eval, &state, ctx);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let placed: usize = match &result {
+            Ok(r) => r.plan.node_allocation.values().map(Vec::len).sum(),
+            Err(e) => {
+                eprintln!("scheduler error: {e}");
+                0
+            }
+        };
+        assert_eq!(placed, count as usize, "every alloc placed");
+        best = best.min(ms);
+    }
+    best
+}
+
+fn main() {
+    let quick = std::env::var("QUICK").is_ok_and(|v| v == "1");
+    let reps = if quick { 2 } else { 5 };
+    let mut headline = 0.0;
+    for nodes in [500usize, 1000, 5000, 10_000] {
+        for count in [50, 200, 1200] {
+            let ms = eval_ms(nodes, count, reps);
+            println!("eval_ms_{count}x{nodes}: {ms:.2}");
+            if nodes == 10_000 && count == 1200 {
+                headline = ms;
+            }
+        }
+    }
+    println!("eval_ms_1200_allocs_10k_nodes: {headline:.2}");
+}

@@ -1,0 +1,418 @@
+//! The system and sysbatch schedulers (Nomad's `SystemScheduler` with its node reconciler):
+//! one alloc per task group on every ready, feasible node of the job's pool and datacenters.
+//!
+//! Per node and group, what the reconciler decides, as Nomad's `reconcile_node.go`:
+//! - a live alloc on a node that is gone or down is lost; on a draining node it migrates
+//!   (stops); on a node outside the pool/datacenters, or one whose attributes no longer meet
+//!   the constraints, it is not needed (stops); on a ready-but-ineligible node it is kept
+//!   unless the job changed;
+//! - a live alloc of an older job version is replaced on the same node (destructive);
+//! - a node without a live alloc gets one, except that sysbatch leaves a node alone once an
+//!   alloc of this job version finished there (ran to completion once per node).
+//!
+//! Placement failures follow Nomad: a node filtered by constraints is not a failure (the job
+//! simply does not belong there) unless the group could be placed nowhere at all; a node
+//! whose resources are exhausted is, coalesced per group. System evals never block: new
+//! capacity arrives as node-update evals.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
+
+use crate::api::{
+    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Node,
+    Plan, TaskGroup, ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_LOST, ALLOC_CLIENT_PENDING,
+    ALLOC_DESIRED_RUN, EVAL_STATUS_COMPLETE, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM, NODE_STATUS_DOWN,
+};
+
+use super::feasible::{
+    group_constraints, has_driver, job_pool, meets_constraint, node_in_any_dc, node_in_pool,
+};
+use super::plan_ctx::PlanCtx;
+use super::reconcile::{
+    STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
+};
+use super::stack::{feasible, rank, task_resources, Eligibility, RankedNode, SelectOptions};
+use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
+
+/// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
+pub const STATUS_ALLOC_NODE_INFEASIBLE: &str = "alloc not needed as node is not feasible";
+
+/// Whether the eval is for the system or sysbatch scheduler.
+pub fn is_system_type(job_type: &str) -> bool {
+    job_type == JOB_TYPE_SYSTEM || job_type == JOB_TYPE_SYSBATCH
+}
+
+/// Runs the system (or sysbatch) scheduler for one eval against one snapshot. Pure: the same
+/// inputs give the same plan.
+pub fn process_system_eval(
+    eval: &Evaluation,
+    state: &dyn StateView,
+    ctx: SchedulerContext,
+) -> Result<SchedulerResult, SchedulerError> {
+    if !is_system_type(&eval.r#type) {
+        return Err(SchedulerError::UnsupportedType {
+            eval_id: eval.id.clone(),
+            job_type: eval.r#type.clone(),
+        });
+    }
+    let mut out_eval = eval.clone();
+    out_eval.snapshot_index = state.index();
+    out_eval.modify_time = ctx.now;
+
+    let job = state.job(&eval.namespace, &eval.job_id);
+    let live_job = job.as_ref().filter(|j| !j.stop).cloned();
+    let allocs = state.allocs_by_job(&eval.namespace, &eval.job_id);
+    let salt = fnv1a(&eval.id);
+    let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index() ^ salt);
+    let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
+    let mut pctx = PlanCtx::new(state, ctx.now);
+
+    let mut queued: BTreeMap<String, i64> = BTreeMap::new();
+    for tg in job.iter().flat_map(|j| j.task_groups.iter()) {
+        queued.insert(tg.name.clone(), 0);
+    }
+    let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
+
+    match &live_job {
+        None => {
+            for a in allocs.iter().filter(|a| !a.terminal()) {
+                pctx.stop(a, STATUS_ALLOC_NOT_NEEDED, None);
+            }
+        }
+        Some(job) => {
+            let run = SystemRun {
+                eval,
+                job,
+                ctx,
+                state,
+            };
+            run.reconcile_and_place(
+                &allocs,
+                &mut pctx,
+                &mut rng,
+                &mut ids,
+                &mut failed,
+                &mut queued,
+            );
+        }
+    }
+
+    let plan = Plan {
+        eval_id: eval.id.clone(),
+        eval_token: String::new(),
+        priority: eval.priority,
+        all_at_once: job.as_ref().map(|j| j.all_at_once).unwrap_or(false),
+        job: job.clone(),
+        node_update: pctx.stops,
+        node_allocation: pctx
+            .placed
+            .into_iter()
+            .map(|(node, allocs)| (node, allocs.into_iter().map(Arc::unwrap_or_clone).collect()))
+            .collect(),
+        snapshot_index: state.index(),
+        // System jobs get no deployments in Nomad either.
+        deployment: None,
+        deployment_updates: Vec::new(),
+    };
+    out_eval.queued_allocations = Some(queued);
+    out_eval.status_description = String::new();
+    out_eval.failed_tg_allocs = (!failed.is_empty()).then_some(failed);
+    out_eval.status = EVAL_STATUS_COMPLETE.to_string();
+    Ok(SchedulerResult {
+        plan,
+        eval: out_eval,
+        blocked_eval: None,
+        followup_evals: Vec::new(),
+    })
+}
+
+struct SystemRun<'a> {
+    eval: &'a Evaluation,
+    job: &'a Arc<Job>,
+    ctx: SchedulerContext,
+    state: &'a dyn StateView,
+}
+
+/// What the node reconciler decided for one (node, group).
+enum Decision<'a> {
+    Keep,
+    Stop(&'a Allocation, &'static str, Option<&'static str>),
+    Replace(&'a Allocation),
+}
+
+impl SystemRun<'_> {
+    fn reconcile_and_place(
+        &self,
+        allocs: &[Arc<Allocation>],
+        pctx: &mut PlanCtx<'_>,
+        rng: &mut StdRng,
+        ids: &mut StdRng,
+        failed: &mut BTreeMap<String, AllocMetric>,
+        queued: &mut BTreeMap<String, i64>,
+    ) {
+        let job = self.job;
+        let dcs = job.datacenters_or_default();
+        let pool = job_pool(job);
+        let in_scope = |n: &Node| node_in_pool(n, pool) && node_in_any_dc(n, &dcs);
+        let mut by_dc: BTreeMap<String, i64> = BTreeMap::new();
+        let eligible: Vec<Arc<Node>> = self
+            .state
+            .nodes()
+            .into_iter()
+            .filter(|n| n.ready() && n.drain_strategy.is_none() && in_scope(n))
+            .inspect(|n| *by_dc.entry(n.datacenter.clone()).or_insert(0) += 1)
+            .collect();
+        let eligible_ids: BTreeSet<&str> = eligible.iter().map(|n| n.id.as_str()).collect();
+
+        // Existing allocs: decide each live one; remember which (node, group) stay covered.
+        let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut replace: Vec<&Allocation> = Vec::new();
+        for a in allocs.iter().filter(|a| !a.terminal()) {
+            match self.decide(a, &eligible_ids, &in_scope) {
+                Decision::Keep => {
+                    covered.insert((a.node_id.clone(), a.task_group.clone()));
+                }
+                Decision::Stop(a, desc, status) => pctx.stop(a, desc, status),
+                Decision::Replace(a) => {
+                    covered.insert((a.node_id.clone(), a.task_group.clone()));
+                    replace.push(a);
+                }
+            }
+        }
+        // Sysbatch runs once per node and job version: a finished alloc covers its node.
+        if job.r#type == JOB_TYPE_SYSBATCH {
+            for a in allocs.iter().filter(|a| a.terminal()) {
+                let same_version = a
+                    .job
+                    .as_ref()
+                    .is_some_and(|j| j.job_modify_index == job.job_modify_index);
+                if same_version && a.client_status == ALLOC_CLIENT_COMPLETE {
+                    covered.insert((a.node_id.clone(), a.task_group.clone()));
+                }
+            }
+        }
+
+        let nodes_in_pool = eligible.len() as i64;
+        let mut placed_any: BTreeSet<String> = BTreeSet::new();
+        let mut filtered: BTreeMap<String, AllocMetric> = BTreeMap::new();
+        let mut elig = Eligibility::default();
+        let mut place = |node: &Arc<Node>, tg: &TaskGroup, prev: Option<&Allocation>| {
+            if let Some(prev) = prev {
+                pctx.stop(prev, STATUS_ALLOC_UPDATING, None);
+            }
+            let mut metric = AllocMetric {
+                nodes_evaluated: 1,
+                ..Default::default()
+            };
+            let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
+                .then(|| {
+                    rank(
+                        node,
+                        job,
+                        tg,
+                        &SelectOptions::default(),
+                        pctx,
+                        rng,
+                        &mut metric,
+                    )
+                })
+                .flatten();
+            metric.nodes_available = by_dc.clone();
+            metric.nodes_in_pool = nodes_in_pool;
+            metric.node_pool = pool.to_string();
+            match option {
+                Some((ranked, meta)) => {
+                    metric.score_meta_data = Some(vec![meta]);
+                    let alloc = self.new_alloc(tg, ranked, metric, prev, ids);
+                    pctx.place(alloc);
+                    placed_any.insert(tg.name.clone());
+                }
+                None if metric.nodes_filtered > 0 => {
+                    merge_filtered(filtered.entry(tg.name.clone()).or_default(), &metric)
+                }
+                None => {
+                    *queued.entry(tg.name.clone()).or_default() += 1;
+                    match failed.get_mut(&tg.name) {
+                        Some(m) => m.coalesced_failures += 1,
+                        None => {
+                            failed.insert(tg.name.clone(), metric);
+                        }
+                    }
+                    // A replacement that cannot be placed must not stop the old version.
+                    if let Some(prev) = prev {
+                        pctx.unstop(prev);
+                    }
+                }
+            }
+        };
+
+        for prev in replace {
+            let (Some(node), Some(tg)) = (
+                eligible.iter().find(|n| n.id == prev.node_id),
+                job.lookup_task_group(&prev.task_group),
+            ) else {
+                continue;
+            };
+            place(node, tg, Some(prev));
+        }
+        for node in &eligible {
+            for tg in &job.task_groups {
+                if tg.count == 0 || covered.contains(&(node.id.clone(), tg.name.clone())) {
+                    continue;
+                }
+                place(node, tg, None);
+            }
+        }
+        // A group filtered out on every node, with nothing running anywhere, is reported as
+        // failed with the merged filter metrics (Nomad's filteredMetrics).
+        for (tg, metric) in filtered {
+            let has_existing = covered.iter().any(|(_, g)| *g == tg);
+            if !placed_any.contains(&tg) && !has_existing && !failed.contains_key(&tg) {
+                failed.insert(tg, metric);
+            }
+        }
+    }
+
+    fn decide<'a>(
+        &self,
+        a: &'a Allocation,
+        eligible: &BTreeSet<&str>,
+        in_scope: &dyn Fn(&Node) -> bool,
+    ) -> Decision<'a> {
+        let job = self.job;
+        let Some(tg) = job
+            .lookup_task_group(&a.task_group)
+            .filter(|tg| tg.count > 0)
+        else {
+            return Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None);
+        };
+        let node = match self.state.node(&a.node_id) {
+            Some(n) if n.status != NODE_STATUS_DOWN => n,
+            _ => return Decision::Stop(a, STATUS_ALLOC_LOST, Some(ALLOC_CLIENT_LOST)),
+        };
+        let changed = a.job.as_ref().map(|j| j.job_modify_index) != Some(job.job_modify_index);
+        if node.drain || node.drain_strategy.is_some() {
+            return Decision::Stop(a, STATUS_ALLOC_MIGRATING, None);
+        }
+        if !in_scope(&node) {
+            return Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None);
+        }
+        if !eligible.contains(node.id.as_str()) {
+            // Ready-status but ineligible (or not ready yet): keep unless the job changed.
+            return if changed {
+                Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None)
+            } else {
+                Decision::Keep
+            };
+        }
+        if !node_meets_static(&node, job, tg) {
+            return Decision::Stop(a, STATUS_ALLOC_NODE_INFEASIBLE, None);
+        }
+        if changed {
+            return Decision::Replace(a);
+        }
+        Decision::Keep
+    }
+
+    fn new_alloc(
+        &self,
+        tg: &TaskGroup,
+        ranked: RankedNode,
+        metric: AllocMetric,
+        prev: Option<&Allocation>,
+        ids: &mut StdRng,
+    ) -> Allocation {
+        let job = self.job;
+        let (networks, ports) = ranked
+            .ports
+            .map(|o| (o.networks, o.ports))
+            .unwrap_or_default();
+        let resources = AllocatedResources {
+            shared: AllocatedSharedResources {
+                disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
+                networks,
+                ports,
+            },
+            task_lifecycles: tg
+                .tasks
+                .iter()
+                .map(|t| (t.name.clone(), t.lifecycle.clone()))
+                .collect(),
+            tasks: task_resources(tg),
+        };
+        Allocation {
+            id: seeded_uuid(ids),
+            namespace: job.namespace.clone(),
+            eval_id: self.eval.id.clone(),
+            // System allocs all carry index 0, as Nomad names them.
+            name: format!("{}.{}[0]", job.id, tg.name),
+            job_id: job.id.clone(),
+            job: Some(job.clone()),
+            task_group: tg.name.clone(),
+            metrics: Some(metric),
+            node_id: ranked.node.id.clone(),
+            node_name: ranked.node.name.clone(),
+            allocated_resources: Some(resources),
+            desired_status: ALLOC_DESIRED_RUN.to_string(),
+            client_status: ALLOC_CLIENT_PENDING.to_string(),
+            previous_allocation: prev.map(|p| p.id.clone()).unwrap_or_default(),
+            create_time: self.ctx.now,
+            modify_time: self.ctx.now,
+            ..Default::default()
+        }
+    }
+}
+
+/// The node-only checks (constraints and drivers) that decide whether a running alloc still
+/// belongs on its node after the node's attributes, meta or class changed.
+fn node_meets_static(node: &Node, job: &Job, tg: &TaskGroup) -> bool {
+    job.constraints
+        .iter()
+        .flatten()
+        .all(|c| meets_constraint(c, node))
+        && tg.tasks.iter().all(|t| has_driver(node, &t.driver))
+        && group_constraints(tg)
+            .into_iter()
+            .all(|c| meets_constraint(c, node))
+}
+
+/// Sums the filter counts of several single-node runs (Nomad's `mergeNodeFiltered`).
+fn merge_filtered(acc: &mut AllocMetric, m: &AllocMetric) {
+    acc.nodes_evaluated += m.nodes_evaluated;
+    acc.nodes_filtered += m.nodes_filtered;
+    acc.nodes_available = m.nodes_available.clone();
+    acc.nodes_in_pool = m.nodes_in_pool;
+    acc.node_pool = m.node_pool.clone();
+    for (src, dst) in [
+        (&m.class_filtered, &mut acc.class_filtered),
+        (&m.constraint_filtered, &mut acc.constraint_filtered),
+    ] {
+        for (k, v) in src.iter().flatten() {
+            *dst.get_or_insert_with(BTreeMap::new)
+                .entry(k.clone())
+                .or_default() += v;
+        }
+    }
+}
+
+/// 64-bit FNV-1a, a stable hash for seeding (same as the generic scheduler's).
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn seeded_uuid(rng: &mut StdRng) -> String {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+#[cfg(test)]
+#[path = "system_tests.rs"]
+mod tests;

@@ -1,0 +1,229 @@
+use super::*;
+use crate::api::{Constraint, JOB_TYPE_SERVICE, NODE_ELIGIBLE, NODE_INELIGIBLE};
+use crate::scheduler::testing::{alloc, eval_for, job, node, TestState};
+
+const NOW: i64 = 1_700_000_000_000_000_000;
+
+fn ctx() -> SchedulerContext {
+    SchedulerContext { now: NOW, seed: 7 }
+}
+
+fn sys_job(kind: &str) -> Job {
+    let mut j = job(1);
+    j.id = "sys".into();
+    j.name = "sys".into();
+    j.r#type = kind.into();
+    j
+}
+
+fn run(j: &Job, nodes: Vec<Node>, allocs: Vec<Allocation>) -> SchedulerResult {
+    let state = TestState {
+        index: 100,
+        jobs: vec![Arc::new(j.clone())],
+        nodes: nodes.into_iter().map(Arc::new).collect(),
+        allocs: allocs.into_iter().map(Arc::new).collect(),
+    };
+    super::super::process_eval(&eval_for(j), &state, ctx()).expect("system scheduler runs")
+}
+
+fn placed_nodes(r: &SchedulerResult) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .plan
+        .node_allocation
+        .values()
+        .flatten()
+        .map(|a| a.node_id.clone())
+        .collect();
+    v.sort();
+    v
+}
+
+fn stops(r: &SchedulerResult) -> Vec<(String, String)> {
+    r.plan
+        .node_update
+        .values()
+        .flatten()
+        .map(|a| (a.node_id.clone(), a.desired_description.clone()))
+        .collect()
+}
+
+#[test]
+fn places_one_alloc_per_ready_node_named_index_zero() {
+    let j = sys_job(JOB_TYPE_SYSTEM);
+    let mut down = node("n3");
+    down.status = "down".into();
+    let mut other_dc = node("n4");
+    other_dc.datacenter = "dc9".into();
+    let r = run(&j, vec![node("n1"), node("n2"), down, other_dc], vec![]);
+    assert_eq!(placed_nodes(&r), vec!["n1", "n2"]);
+    for a in r.plan.node_allocation.values().flatten() {
+        assert_eq!(a.name, "sys.g[0]");
+        assert_eq!(a.metrics.as_ref().map(|m| m.nodes_evaluated), Some(1));
+    }
+    assert!(r.blocked_eval.is_none());
+    assert_eq!(r.eval.status, EVAL_STATUS_COMPLETE);
+    assert!(r.eval.failed_tg_allocs.is_none());
+}
+
+#[test]
+fn existing_alloc_of_current_version_is_kept_and_new_node_gets_one() {
+    let j = sys_job(JOB_TYPE_SYSTEM);
+    let arc = Arc::new(j.clone());
+    let r = run(&j, vec![node("n1"), node("n2")], vec![alloc(&arc, 0, "n1")]);
+    assert_eq!(placed_nodes(&r), vec!["n2"]);
+    assert!(r.plan.node_update.is_empty());
+}
+
+#[test]
+fn node_that_became_infeasible_has_its_alloc_stopped() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    j.constraints = Some(vec![Constraint {
+        l_target: "${attr.kernel.name}".into(),
+        operand: "=".into(),
+        r_target: "linux".into(),
+    }]);
+    let arc = Arc::new(j.clone());
+    let mut n2 = node("n2");
+    n2.attributes.insert("kernel.name".into(), "windows".into());
+    let r = run(
+        &j,
+        vec![node("n1"), n2],
+        vec![alloc(&arc, 0, "n1"), alloc(&arc, 0, "n2")],
+    );
+    assert!(r.plan.node_allocation.is_empty());
+    assert_eq!(
+        stops(&r),
+        vec![("n2".to_string(), STATUS_ALLOC_NODE_INFEASIBLE.to_string())]
+    );
+    // Filtered nodes are not failures while the group runs somewhere.
+    assert!(r.eval.failed_tg_allocs.is_none());
+}
+
+#[test]
+fn lost_draining_and_out_of_scope_nodes() {
+    let j = sys_job(JOB_TYPE_SYSTEM);
+    let arc = Arc::new(j.clone());
+    let mut down = node("down");
+    down.status = "down".into();
+    let mut drain = node("drain");
+    drain.drain = true;
+    let mut moved = node("moved");
+    moved.datacenter = "dc2".into();
+    let mut inel = node("inel");
+    inel.scheduling_eligibility = NODE_INELIGIBLE.into();
+    let allocs = ["down", "drain", "moved", "inel", "gone"]
+        .iter()
+        .map(|n| alloc(&arc, 0, n))
+        .collect();
+    let r = run(&j, vec![down, drain, moved, inel], allocs);
+    let mut got = stops(&r);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            ("down".into(), STATUS_ALLOC_LOST.to_string()),
+            ("drain".into(), STATUS_ALLOC_MIGRATING.to_string()),
+            ("gone".into(), STATUS_ALLOC_LOST.to_string()),
+            ("moved".into(), STATUS_ALLOC_NOT_NEEDED.to_string()),
+        ]
+    );
+    assert!(
+        r.plan.node_allocation.is_empty(),
+        "ineligible node keeps its alloc"
+    );
+}
+
+#[test]
+fn job_update_replaces_on_the_same_node() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    let old = Arc::new(j.clone());
+    j.job_modify_index = 20;
+    let r = run(&j, vec![node("n1")], vec![alloc(&old, 0, "n1")]);
+    assert_eq!(placed_nodes(&r), vec!["n1"]);
+    assert_eq!(stops(&r), vec![("n1".into(), STATUS_ALLOC_UPDATING.into())]);
+    let new = r
+        .plan
+        .node_allocation
+        .values()
+        .flatten()
+        .next()
+        .expect("one");
+    assert_eq!(new.previous_allocation, "alloc-0-n1");
+}
+
+#[test]
+fn stopped_job_stops_everything() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    j.stop = true;
+    let arc = Arc::new(j.clone());
+    let r = run(&j, vec![node("n1")], vec![alloc(&arc, 0, "n1")]);
+    assert_eq!(
+        stops(&r),
+        vec![("n1".into(), STATUS_ALLOC_NOT_NEEDED.into())]
+    );
+    assert!(r.plan.node_allocation.is_empty());
+}
+
+#[test]
+fn sysbatch_is_not_replaced_after_success_but_is_after_failure_of_old_version() {
+    let j = sys_job(JOB_TYPE_SYSBATCH);
+    let arc = Arc::new(j.clone());
+    let mut done = alloc(&arc, 0, "n1");
+    done.client_status = ALLOC_CLIENT_COMPLETE.into();
+    let mut old_job = j.clone();
+    old_job.job_modify_index = 1;
+    let mut old_done = alloc(&Arc::new(old_job), 0, "n2");
+    old_done.client_status = ALLOC_CLIENT_COMPLETE.into();
+    let r = run(
+        &j,
+        vec![node("n1"), node("n2"), node("n3")],
+        vec![done, old_done],
+    );
+    assert_eq!(placed_nodes(&r), vec!["n2", "n3"]);
+
+    // A system job re-places over a finished alloc.
+    let s = sys_job(JOB_TYPE_SYSTEM);
+    let sarc = Arc::new(s.clone());
+    let mut fin = alloc(&sarc, 0, "n1");
+    fin.client_status = ALLOC_CLIENT_COMPLETE.into();
+    assert_eq!(
+        placed_nodes(&run(&s, vec![node("n1")], vec![fin])),
+        vec!["n1"]
+    );
+}
+
+#[test]
+fn exhausted_nodes_are_failed_placements_coalesced() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    if let Some(r) = j.task_groups[0].tasks[0].resources.as_mut() {
+        r.memory_mb = 100_000;
+    }
+    let r = run(&j, vec![node("n1"), node("n2"), node("n3")], vec![]);
+    let failed = r.eval.failed_tg_allocs.expect("failures");
+    let m = &failed["g"];
+    assert_eq!(m.nodes_exhausted, 1);
+    assert_eq!(m.coalesced_failures, 2);
+    assert_eq!(m.dimension_exhausted.as_ref().map(|d| d["memory"]), Some(1));
+    assert_eq!(r.eval.queued_allocations.as_ref().map(|q| q["g"]), Some(3));
+    assert!(r.blocked_eval.is_none());
+}
+
+#[test]
+fn filtered_everywhere_reports_merged_filter_metrics() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    j.task_groups[0].tasks[0].driver = "docker".into();
+    let r = run(&j, vec![node("n1"), node("n2")], vec![]);
+    let failed = r.eval.failed_tg_allocs.expect("reported");
+    assert_eq!(failed["g"].nodes_filtered, 2);
+    assert_eq!(failed["g"].nodes_evaluated, 2);
+    assert_eq!(r.eval.queued_allocations.as_ref().map(|q| q["g"]), Some(0));
+}
+
+#[test]
+fn entry_dispatches_service_to_generic() {
+    let mut j = sys_job(JOB_TYPE_SERVICE);
+    j.task_groups[0].count = 1;
+    let r = run(&j, vec![node("n1"), node("n2")], vec![]);
+    assert_eq!(placed_nodes(&r).len(), 1);
+    assert_eq!(NODE_ELIGIBLE, "eligible");
+}

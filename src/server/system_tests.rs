@@ -1,0 +1,199 @@
+//! System jobs end to end: the real server places a system job on every node, on a node
+//! that joins later, and both same-ID jobs in two namespaces land on a new node.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::endpoints::job;
+use super::{Server, ServerConfig};
+use crate::api::*;
+
+fn node(id: &str, cpu: i64, mem: i64) -> Node {
+    Node {
+        id: id.to_string(),
+        secret_id: format!("secret-{id}"),
+        name: id.to_string(),
+        datacenter: "dc1".to_string(),
+        node_pool: "default".to_string(),
+        status: NODE_STATUS_READY.to_string(),
+        scheduling_eligibility: NODE_ELIGIBLE.to_string(),
+        computed_class: "v1:1".to_string(),
+        attributes: BTreeMap::from([
+            ("kernel.name".to_string(), "linux".to_string()),
+            ("driver.mock_driver".to_string(), "1".to_string()),
+        ]),
+        drivers: BTreeMap::from([(
+            "mock_driver".to_string(),
+            DriverInfo {
+                detected: true,
+                healthy: true,
+                ..Default::default()
+            },
+        )]),
+        node_resources: NodeResources {
+            cpu: NodeCpuResources {
+                cpu_shares: cpu,
+                total_cpu_cores: 2,
+                ..Default::default()
+            },
+            memory: NodeMemoryResources { memory_mb: mem },
+            disk: NodeDiskResources { disk_mb: 10_000 },
+            min_dynamic_port: 20000,
+            max_dynamic_port: 32000,
+            networks: vec![NetworkResource {
+                device: "lo".into(),
+                ip: "127.0.0.1".into(),
+                mode: "host".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn mock_job(id: &str, count: i32, mem: i64) -> Job {
+    Job {
+        id: id.to_string(),
+        task_groups: vec![TaskGroup {
+            name: "g".to_string(),
+            count,
+            tasks: vec![Task {
+                name: "t".to_string(),
+                driver: "mock_driver".to_string(),
+                resources: Some(Resources {
+                    cpu: 100,
+                    memory_mb: mem,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+async fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn live(server: &Server, job: &str) -> Vec<std::sync::Arc<Allocation>> {
+    server
+        .state()
+        .snapshot()
+        .allocs_for_job("default", job)
+        .into_iter()
+        .filter(|a| !a.terminal())
+        .collect()
+}
+
+fn live_ns(server: &Server, ns: &str, job: &str) -> Vec<std::sync::Arc<Allocation>> {
+    server
+        .state()
+        .snapshot()
+        .allocs_for_job(ns, job)
+        .into_iter()
+        .filter(|a| !a.terminal())
+        .collect()
+}
+
+fn system_job(ns: &str, id: &str) -> Job {
+    let mut j = mock_job(id, 1, 50);
+    j.r#type = JOB_TYPE_SYSTEM.to_string();
+    j.namespace = ns.to_string();
+    j.datacenters = Some(vec!["dc1".to_string()]);
+    j
+}
+
+fn on_nodes(allocs: &[std::sync::Arc<Allocation>]) -> Vec<String> {
+    let mut v: Vec<String> = allocs.iter().map(|a| a.node_id.clone()).collect();
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn system_job_lands_on_every_node_and_on_a_node_that_joins_later() {
+    let server = Server::start(ServerConfig {
+        num_schedulers: 2,
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    let rpc = server.rpc();
+    for id in ["n1", "n2"] {
+        rpc.node_register(node(id, 1000, 1000))
+            .await
+            .expect("register node");
+    }
+    let mut other_dc = node("far", 1000, 1000);
+    other_dc.datacenter = "dc9".to_string();
+    rpc.node_register(other_dc).await.expect("register node");
+
+    job::register(
+        &server,
+        JobRegisterRequest {
+            job: Some(system_job("default", "sys")),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("register job");
+    wait("placed on n1 and n2", || {
+        (on_nodes(&live(&server, "sys")) == ["n1", "n2"]).then_some(())
+    })
+    .await;
+
+    rpc.node_register(node("n3", 1000, 1000))
+        .await
+        .expect("register late node");
+    wait("placed on the late node", || {
+        (on_nodes(&live(&server, "sys")) == ["n1", "n2", "n3"]).then_some(())
+    })
+    .await;
+    // Nothing ever lands outside the job's datacenters, and each node has exactly one.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(on_nodes(&live(&server, "sys")), ["n1", "n2", "n3"]);
+}
+
+#[tokio::test]
+async fn same_system_job_id_in_two_namespaces_both_land_on_a_new_node() {
+    let server = Server::start(ServerConfig {
+        num_schedulers: 2,
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    for ns in ["default", "prod"] {
+        job::register(
+            &server,
+            JobRegisterRequest {
+                job: Some(system_job(ns, "agent")),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("register job");
+    }
+    server
+        .rpc()
+        .node_register(node("n1", 1000, 1000))
+        .await
+        .expect("register node");
+    wait("both namespaces placed", || {
+        let a = live_ns(&server, "default", "agent").len();
+        let b = live_ns(&server, "prod", "agent").len();
+        (a == 1 && b == 1).then_some(())
+    })
+    .await;
+}

@@ -108,6 +108,7 @@ pub(super) const REFERENCE_EXAMPLE_WITH_SERVICE: &str = r#"job "example" {
 
 mod block_defaults;
 mod blocks;
+mod corpus;
 mod defaults;
 mod parse;
 mod validation;

@@ -205,12 +205,17 @@ pub struct Resources {
 pub struct NetworkResource {
     #[serde(rename = "CIDR", skip_serializing_if = "String::is_empty")]
     pub cidr: String,
+    /// Nomad's `api.CNIConfig` (`{"Args": {...}}`), kept as JSON.
+    #[serde(rename = "CNI", skip_serializing_if = "Option::is_none")]
+    pub cni: Option<Value>,
     #[serde(rename = "DNS", skip_serializing_if = "Option::is_none")]
     pub dns: Option<Value>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub device: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dynamic_ports: Vec<Port>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub hostname: String,
     #[serde(rename = "IP", skip_serializing_if = "String::is_empty")]
     pub ip: String,
     #[serde(rename = "MBits", skip_serializing_if = "is_zero")]
@@ -230,6 +235,8 @@ fn is_zero(v: &i64) -> bool {
 pub struct Port {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub host_network: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_collision: bool,
     pub label: String,
     #[serde(skip_serializing_if = "is_zero_i32")]
     pub to: i32,

@@ -11,12 +11,14 @@ pub mod client;
 pub mod duration;
 pub mod eval;
 pub mod job;
+pub mod job_blocks;
 pub mod node;
 pub mod plan;
 
 pub use alloc::*;
 pub use eval::*;
 pub use job::*;
+pub use job_blocks::*;
 pub use node::*;
 pub use plan::*;
 

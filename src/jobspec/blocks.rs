@@ -27,7 +27,7 @@ pub fn to_json<T: Serialize>(v: &T) -> Option<Value> {
 }
 
 /// A list of blocks as a JSON array, or nothing when there are none (Nomad prints null).
-fn json_list<T: Serialize>(items: Vec<T>) -> Option<Value> {
+pub(super) fn json_list<T: Serialize>(items: Vec<T>) -> Option<Value> {
     if items.is_empty() {
         return None;
     }
@@ -36,7 +36,7 @@ fn json_list<T: Serialize>(items: Vec<T>) -> Option<Value> {
 
 /// hcl's diagnostic for an argument the schema requires. Like hclsyntax's MissingItemRange
 /// it points at a zero-width range on the block's opening brace.
-fn required(dec: &mut Decoder, b: &Block, c: &Content, name: &str) -> bool {
+pub(super) fn required(dec: &mut Decoder, b: &Block, c: &Content, name: &str) -> bool {
     if c.attr(name).is_some() {
         return true;
     }
@@ -83,7 +83,7 @@ pub fn affinities(dec: &mut Decoder, c: &Content) -> Option<Value> {
 
 /// jobspec2's decodeAffinity: `attribute`/`operator`/`value`/`weight` plus the shorthand
 /// operators, which set the operand and value themselves.
-fn affinity(dec: &mut Decoder, b: &Block) -> Affinity {
+pub(super) fn affinity(dec: &mut Decoder, b: &Block) -> Affinity {
     let c = dec.content(&b.body, &AFFINITY_SCHEMA);
     let mut out = Affinity {
         l_target: dec.string(c.attr("attribute")).unwrap_or_default(),

@@ -1,5 +1,6 @@
 //! Nomad's api Canonicalize defaults for the blocks the job structs carry as JSON
-//! (affinity, spread, periodic, template, artifact, volume_mount, disconnect). Each value is
+//! (affinity, spread, periodic, template, artifact, volume_mount, disconnect, and the
+//! integration blocks of `job_blocks`). Each value is
 //! read back as its typed api struct, completed, and stored again; a value that is not the
 //! expected shape (e.g. hand-written JSON) is left as it is for validation to judge.
 
@@ -8,8 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::{
-    Affinity, DisconnectStrategy, Job, PeriodicConfig, Spread, TaskArtifact, Template, VolumeMount,
-    SECOND,
+    Affinity, Consul, DisconnectStrategy, Job, JobUiConfig, Multiregion, PeriodicConfig,
+    RequestedDevice, ScalingPolicy, Secret, Spread, TaskArtifact, TaskCsiPluginConfig, Template,
+    Vault, VolumeMount, WorkloadIdentity, SCALING_POLICY_TYPE_HORIZONTAL, SECOND,
 };
 
 use super::blocks::to_json;
@@ -136,12 +138,103 @@ fn disconnect(d: &mut DisconnectStrategy) {
     }
 }
 
+fn vault(v: &mut Vault) {
+    v.env.get_or_insert(true);
+    v.disable_file.get_or_insert(false);
+    v.namespace.get_or_insert_with(String::new);
+    if v.cluster.is_empty() {
+        v.cluster = "default".to_string();
+    }
+    v.change_mode.get_or_insert_with(|| "restart".to_string());
+    v.change_signal.get_or_insert_with(|| "SIGHUP".to_string());
+    v.allow_token_expiration.get_or_insert(false);
+}
+
+/// The namespace is left alone: unset means "inherit", set-but-empty means Consul's default.
+fn consul(c: &mut Consul) {
+    if c.cluster.is_empty() {
+        c.cluster = "default".to_string();
+    }
+}
+
+fn csi_plugin(p: &mut TaskCsiPluginConfig) {
+    if p.mount_dir.is_empty() {
+        p.mount_dir = "/csi".to_string();
+    }
+    if p.stage_publish_base_dir.is_empty() {
+        p.stage_publish_base_dir = "/local/csi".to_string();
+    }
+    if p.health_timeout == 0 {
+        p.health_timeout = 30 * SECOND;
+    }
+}
+
+/// api ScalingPolicy.Canonicalize: enabled, the group's count as the minimum, horizontal.
+fn scaling(p: &mut ScalingPolicy, count: i64) {
+    p.enabled.get_or_insert(true);
+    p.min.get_or_insert(count);
+    if p.r#type.is_empty() {
+        p.r#type = SCALING_POLICY_TYPE_HORIZONTAL.to_string();
+    }
+}
+
+fn multiregion(m: &mut Multiregion) {
+    let s = m.strategy.get_or_insert_with(Default::default);
+    s.max_parallel.get_or_insert(0);
+    s.on_failure.get_or_insert_with(String::new);
+    for r in m.regions.get_or_insert_with(Vec::new) {
+        r.count.get_or_insert(1);
+        r.datacenters.get_or_insert_with(Vec::new);
+        r.meta.get_or_insert_with(Default::default);
+    }
+}
+
+fn ui(u: &mut JobUiConfig) {
+    if u.links.as_ref().is_some_and(Vec::is_empty) {
+        u.links = None;
+    }
+}
+
+fn secret(s: &mut Secret) {
+    if s.config.as_ref().is_some_and(|m| m.is_empty()) {
+        s.config = None;
+    }
+    if s.env.as_ref().is_some_and(|m| m.is_empty()) {
+        s.env = None;
+    }
+}
+
+/// Nomad's audience for the default identity, which is only valid for Nomad itself.
+pub const IDENTITY_DEFAULT_AUD: &str = "nomadproject.io";
+
+/// structs WorkloadIdentity.Canonicalize, run by the server on register.
+fn identity(w: &mut WorkloadIdentity) {
+    if w.name.is_empty() {
+        w.name = "default".to_string();
+    }
+    if w.name == "default" {
+        w.audience = Some(vec![IDENTITY_DEFAULT_AUD.to_string()]);
+    }
+    w.change_signal = w.change_signal.to_uppercase();
+}
+
+/// api RequestedDevice.Canonicalize: one device unless told otherwise.
+fn device(d: &mut RequestedDevice) {
+    d.count.get_or_insert(1);
+    d.affinities.iter_mut().flatten().for_each(affinity);
+}
+
 /// The api Canonicalize defaults of these blocks across the whole job.
 pub fn canonicalize_blocks(job: &mut Job) {
     each(&mut job.affinities, affinity);
     each(&mut job.spreads, spread);
     with_typed(&mut job.periodic, periodic);
+    with_typed(&mut job.multiregion, multiregion);
+    with_typed(&mut job.ui, ui);
     for tg in &mut job.task_groups {
+        let count = i64::from(tg.count);
+        with_typed(&mut tg.scaling, |p| scaling(p, count));
+        with_typed(&mut tg.consul, consul);
         each(&mut tg.affinities, affinity);
         each(&mut tg.spreads, spread);
         with_typed(&mut tg.disconnect, disconnect);
@@ -150,6 +243,15 @@ pub fn canonicalize_blocks(job: &mut Job) {
             each(&mut t.templates, template);
             each(&mut t.artifacts, artifact);
             each(&mut t.volume_mounts, volume_mount);
+            if let Some(r) = &mut t.resources {
+                each(&mut r.devices, device);
+            }
+            with_typed(&mut t.vault, vault);
+            with_typed(&mut t.consul, consul);
+            with_typed(&mut t.csi_plugin_config, csi_plugin);
+            each(&mut t.secrets, secret);
+            with_typed(&mut t.identity, identity);
+            each(&mut t.identities, identity);
         }
     }
 }

@@ -2,15 +2,16 @@
 //! `api::Job` the way Nomad's jobspec2 does (`nomad job run -output`).
 
 use hcl_edit::structure::Block;
-use hcl_edit::Span;
 
-use crate::api::{Constraint, Job, NetworkResource, Port, Task, TaskGroup, JOB_TYPE_SERVICE};
+use crate::api::{Constraint, Job, NetworkResource, Task, TaskGroup, JOB_TYPE_SERVICE};
 
 use super::blocks;
 use super::body::{block_def_span, Content, Decoder};
 use super::diag::{Diagnostic, SourceMap};
 use super::eval::EvalContext;
+use super::job_blocks::{self, Inherited};
 use super::policies::*;
+use super::resources::network;
 use super::schema::*;
 use super::services::decode_services;
 use super::variables;
@@ -145,6 +146,8 @@ struct JobPolicies {
     update: Option<PartialUpdate>,
     reschedule: Option<PartialReschedule>,
     migrate: Option<PartialMigrate>,
+    /// The job's `vault` and `secret` blocks, which its tasks inherit.
+    inherited: Inherited,
 }
 
 fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
@@ -170,7 +173,15 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         parameterized_job: dec
             .single(&c, "parameterized")
             .and_then(|b| blocks::parameterized(dec, b)),
+        multiregion: dec
+            .single(&c, "multiregion")
+            .and_then(|b| job_blocks::multiregion(dec, b)),
+        ui: dec.single(&c, "ui").and_then(|b| job_blocks::ui(dec, b)),
         ..Job::default()
+    };
+    let inherited = Inherited {
+        vault: dec.single(&c, "vault").map(|b| job_blocks::vault(dec, b)),
+        secrets: job_blocks::secrets(dec, &c),
     };
     let policies = JobPolicies {
         job_type: if job.r#type.is_empty() {
@@ -181,6 +192,7 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         update: dec.single(&c, "update").map(|b| update(dec, b)),
         reschedule: dec.single(&c, "reschedule").map(|b| reschedule(dec, b)),
         migrate: dec.single(&c, "migrate").map(|b| migrate(dec, b)),
+        inherited,
     };
     job.update = policies.update.as_ref().map(|p| {
         let mut u = default_update();
@@ -190,7 +202,7 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
     // A task directly inside the job is a group of its own, listed first (jobspec2's
     // normalizeJob).
     for t in c.blocks("task") {
-        let task = decode_task(dec, t, None, &policies.job_type);
+        let task = decode_task(dec, t, None, &policies.job_type, &policies.inherited);
         let mut tg = finish_group(
             TaskGroup {
                 name: task.name.clone(),
@@ -269,16 +281,35 @@ fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
         .into_iter()
         .map(|n| network(dec, n))
         .collect();
+    let group_vault = dec.single(&c, "vault").map(|b| job_blocks::vault(dec, b));
+    let group_secrets = job_blocks::secrets(dec, &c);
+    let inherited = Inherited::nest(&jp.inherited, group_vault, group_secrets);
     let tasks = c
         .blocks("task")
         .into_iter()
-        .map(|t| decode_task(dec, t, restart_policy.as_ref(), &jp.job_type))
+        .map(|t| decode_task(dec, t, restart_policy.as_ref(), &jp.job_type, &inherited))
         .collect();
+    let scaling = dec
+        .single(&c, "scaling")
+        .map(|b| job_blocks::group_scaling(dec, b));
+    // api TaskGroup.Canonicalize: a missing count is the scaling minimum, else 1. `0` is a
+    // real value here, so the default is applied while "missing" is still visible.
+    let count = dec
+        .int32(c.attr("count"))
+        .or_else(|| {
+            scaling
+                .as_ref()
+                .and_then(|s| s.min)
+                .and_then(|m| i32::try_from(m).ok())
+        })
+        .unwrap_or(1);
     TaskGroup {
         name: Decoder::label(b),
-        // Nomad's api canonicalize defaults a missing count to 1; `0` is a real value here, so
-        // the default has to be applied while "missing" is still visible.
-        count: dec.int32(c.attr("count")).unwrap_or(1),
+        count,
+        scaling: scaling.as_ref().and_then(blocks::to_json),
+        consul: dec
+            .single(&c, "consul")
+            .and_then(|b| job_blocks::consul(dec, b)),
         constraints: constraints(dec, &c),
         meta: dec.string_map(&c, "meta"),
         shutdown_delay: dec.duration(c.attr("shutdown_delay")),
@@ -302,7 +333,6 @@ fn decode_group(dec: &mut Decoder, b: &Block, jp: &JobPolicies) -> TaskGroup {
             .single(&c, "disconnect")
             .and_then(|b| blocks::disconnect(dec, b)),
         tasks,
-        ..TaskGroup::default()
     }
 }
 
@@ -311,6 +341,7 @@ fn decode_task(
     b: &Block,
     group_restart: Option<&crate::api::RestartPolicy>,
     job_type: &str,
+    inherited: &Inherited,
 ) -> Task {
     let c = dec.content(&b.body, &TASK_SCHEMA);
     let restart_policy = dec.single(&c, "restart").map(|rb| {
@@ -324,11 +355,11 @@ fn decode_task(
     let config = dec
         .single(&c, "config")
         .and_then(|cb| dec.free_form_block(cb));
-    let resources = dec
-        .single(&c, "resources")
-        .map(|rb| resources(dec, rb).finish());
+    let resources = dec.single(&c, "resources").map(|rb| resources(dec, rb));
     let log_config = dec.single(&c, "logs").map(|lb| logs(dec, lb).finish());
-    Task {
+    let own_vault = dec.single(&c, "vault").map(|vb| job_blocks::vault(dec, vb));
+    let own_secrets = job_blocks::secrets(dec, &c);
+    let mut task = Task {
         name: Decoder::label(b),
         driver: dec.string(c.attr("driver")).unwrap_or_default(),
         user: dec.string(c.attr("user")).unwrap_or_default(),
@@ -354,11 +385,25 @@ fn decode_task(
         templates: blocks::templates(dec, &c),
         artifacts: blocks::artifacts(dec, &c),
         volume_mounts: blocks::volume_mounts(dec, &c),
+        consul: dec
+            .single(&c, "consul")
+            .and_then(|cb| job_blocks::consul(dec, cb)),
+        csi_plugin_config: dec
+            .single(&c, "csi_plugin")
+            .and_then(|cb| job_blocks::csi_plugin(dec, cb)),
+        scaling_policies: job_blocks::task_scaling(dec, &c),
+        actions: job_blocks::actions(dec, &c),
+        schedule: dec
+            .single(&c, "schedule")
+            .and_then(|sb| job_blocks::schedule(dec, sb)),
         ..Task::default()
-    }
+    };
+    job_blocks::identities(dec, &c, &mut task);
+    inherited.apply(&mut task, own_vault, own_secrets);
+    task
 }
 
-fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
+pub(super) fn constraints(dec: &mut Decoder, c: &Content) -> Option<Vec<Constraint>> {
     let list: Vec<Constraint> = c
         .blocks("constraint")
         .into_iter()
@@ -482,7 +527,7 @@ fn disk(dec: &mut Decoder, b: &Block) -> PartialDisk {
     }
 }
 
-fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
+pub(super) fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
     let c = dec.content(&b.body, &LOGS_SCHEMA);
     PartialLogs {
         max_files: dec.int32(c.attr("max_files")),
@@ -491,9 +536,11 @@ fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
     }
 }
 
-fn resources(dec: &mut Decoder, b: &Block) -> PartialResources {
+/// A task's `resources`, with its `device` blocks.
+pub(super) fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
     let c = dec.content(&b.body, &RESOURCES_SCHEMA);
-    PartialResources {
+    let devices = super::resources::devices(dec, &c);
+    let mut r = PartialResources {
         cpu: dec.int(c.attr("cpu")),
         cores: dec.int(c.attr("cores")),
         memory_mb: dec.int(c.attr("memory")),
@@ -501,37 +548,7 @@ fn resources(dec: &mut Decoder, b: &Block) -> PartialResources {
         disk_mb: dec.int(c.attr("disk")),
         secrets_mb: dec.int(c.attr("secrets")),
     }
-}
-
-/// Ports with a `static` value are reserved ports, the rest dynamic (jobspec2's
-/// normalizeNetworkPorts).
-fn network(dec: &mut Decoder, b: &Block) -> NetworkResource {
-    let c = dec.content(&b.body, &NETWORK_SCHEMA);
-    let mut net = NetworkResource {
-        mode: dec.string(c.attr("mode")).unwrap_or_default(),
-        mbits: dec.int(c.attr("mbits")).unwrap_or(0),
-        ..NetworkResource::default()
-    };
-    for pb in c.blocks("port") {
-        let pc = dec.content(&pb.body, &PORT_SCHEMA);
-        let port = Port {
-            label: Decoder::label(pb),
-            value: dec.int32(pc.attr("static")).unwrap_or(0),
-            to: dec.int32(pc.attr("to")).unwrap_or(0),
-            host_network: dec.string(pc.attr("host_network")).unwrap_or_default(),
-        };
-        if port.label.is_empty() {
-            dec.push(
-                "Missing name for port",
-                "All port blocks must have 1 labels (name).".to_string(),
-                pb.ident.span(),
-            );
-        }
-        if port.value > 0 {
-            net.reserved_ports.push(port);
-        } else {
-            net.dynamic_ports.push(port);
-        }
-    }
-    net
+    .finish();
+    r.devices = devices;
+    r
 }

@@ -14,8 +14,11 @@
 //! ephemeral_disk, meta, network, update, migrate, service, volume, disconnect, shutdown_delay
 //! and the deprecated disconnect attributes), task (driver, config, env, meta, resources,
 //! constraint, affinity, restart, kill_timeout, kill_signal, leader, user, logs,
-//! shutdown_delay, service, lifecycle, dispatch_payload, template, artifact, volume_mount), and
-//! `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
+//! shutdown_delay, service, lifecycle, dispatch_payload, template, artifact, volume_mount), the
+//! integration blocks (`job_blocks`: vault, consul, identity, csi_plugin, scaling,
+//! multiregion, ui, action, schedule, secret; job/group vault and secrets are inherited by
+//! tasks as jobspec2 does), service `connect` (native, sidecar_service, sidecar_task, gateway), `identity` and `weights`, resources `device`, network `dns`/`cni`/
+//! `reserved_ports`, and `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
 //! yet". Expressions may call Nomad's jobspec function library (`functions`); its filesystem
 //! functions read files only for a job file named on the command line (`parse_file`).
 //!
@@ -31,10 +34,16 @@ pub use crate::api::duration;
 mod eval;
 mod functions;
 mod init;
+mod job_blocks;
 mod policies;
+mod resources;
 mod schema;
+mod schema_blocks;
 mod services;
+mod services_connect;
+mod services_gateway;
 mod validate;
+mod validate_blocks;
 mod validate_policies;
 mod variables;
 

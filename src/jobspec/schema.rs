@@ -39,15 +39,12 @@ pub const JOB_SCHEMA: Schema = Schema {
         ("spread", &[]),
         ("periodic", &[]),
         ("parameterized", &[]),
+        ("multiregion", &[]),
+        ("ui", &[]),
+        ("vault", &[]),
+        ("secret", &["name"]),
     ],
-    pending: &[
-        "multiregion",
-        "ui",
-        "vault",
-        "secret",
-        "consul_token",
-        "vault_token",
-    ],
+    pending: &["consul_token", "vault_token"],
 };
 
 pub const GROUP_SCHEMA: Schema = Schema {
@@ -75,8 +72,12 @@ pub const GROUP_SCHEMA: Schema = Schema {
         ("spread", &[]),
         ("volume", &["name"]),
         ("disconnect", &[]),
+        ("scaling", &[]),
+        ("consul", &[]),
+        ("vault", &[]),
+        ("secret", &["name"]),
     ],
-    pending: &["scaling", "consul", "vault", "secret"],
+    pending: &[],
 };
 
 pub const TASK_SCHEMA: Schema = Schema {
@@ -105,18 +106,16 @@ pub const TASK_SCHEMA: Schema = Schema {
         ("template", &[]),
         ("dispatch_payload", &[]),
         ("volume_mount", &[]),
+        ("vault", &[]),
+        ("consul", &[]),
+        ("csi_plugin", &[]),
+        ("scaling", &["name"]),
+        ("secret", &["name"]),
+        ("identity", &[]),
+        ("action", &["name"]),
+        ("schedule", &[]),
     ],
-    pending: &[
-        "vault",
-        "consul",
-        "csi_plugin",
-        "scaling",
-        "secret",
-        "identity",
-        "action",
-        "schedule",
-        "kind",
-    ],
+    pending: &["kind"],
 };
 
 pub const CONSTRAINT_SCHEMA: Schema = Schema {
@@ -199,28 +198,25 @@ pub const LOGS_SCHEMA: Schema = Schema {
 
 pub const RESOURCES_SCHEMA: Schema = Schema {
     attrs: &["cpu", "cores", "memory", "memory_max", "disk", "secrets"],
-    blocks: &[],
-    pending: &["iops", "device", "numa", "network"],
+    blocks: &[("device", &["name"])],
+    pending: &["iops", "numa", "network"],
 };
 
 pub const NETWORK_SCHEMA: Schema = Schema {
-    attrs: &["mode", "mbits"],
-    blocks: &[("port", &["name"])],
-    pending: &[
-        "device",
-        "cidr",
-        "ip",
-        "hostname",
-        "dns",
-        "reserved_ports",
-        "cni",
+    attrs: &["mode", "mbits", "device", "cidr", "ip", "hostname"],
+    blocks: &[
+        ("port", &["name"]),
+        ("reserved_ports", &["name"]),
+        ("dns", &[]),
+        ("cni", &[]),
     ],
+    pending: &[],
 };
 
 pub const PORT_SCHEMA: Schema = Schema {
-    attrs: &["static", "to", "host_network"],
+    attrs: &["static", "to", "host_network", "ignore_collision"],
     blocks: &[],
-    pending: &["ignore_collision"],
+    pending: &[],
 };
 
 pub const AFFINITY_SCHEMA: Schema = Schema {
@@ -364,6 +360,24 @@ pub const VOLUME_MOUNT_SCHEMA: Schema = Schema {
 
 pub const DISCONNECT_SCHEMA: Schema = Schema {
     attrs: &["lost_after", "stop_on_client_after", "replace", "reconcile"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const DEVICE_SCHEMA: Schema = Schema {
+    attrs: &["count"],
+    blocks: &[("constraint", &[]), ("affinity", &[])],
+    pending: &[],
+};
+
+pub const DNS_SCHEMA: Schema = Schema {
+    attrs: &["servers", "searches", "options"],
+    blocks: &[],
+    pending: &[],
+};
+
+pub const CNI_SCHEMA: Schema = Schema {
+    attrs: &["args"],
     blocks: &[],
     pending: &[],
 };

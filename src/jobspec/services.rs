@@ -33,8 +33,11 @@ const SERVICE_SCHEMA: Schema = Schema {
         ("meta", &[]),
         ("canary_meta", &[]),
         ("tagged_addresses", &[]),
+        ("connect", &[]),
+        ("identity", &[]),
+        ("weights", &[]),
     ],
-    pending: &["connect", "identity", "weights"],
+    pending: &[],
 };
 
 const CHECK_SCHEMA: Schema = Schema {
@@ -99,6 +102,16 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         .into_iter()
         .map(|cb| check(dec, cb))
         .collect();
+    let connect = dec
+        .single(&c, "connect")
+        .map(|cb| super::services_connect::connect(dec, cb));
+    let identity = dec
+        .single(&c, "identity")
+        .map(|ib| super::job_blocks::identity(dec, ib))
+        .and_then(|w| serde_json::to_value(w).ok());
+    let weights = dec
+        .single(&c, "weights")
+        .map(|wb| super::services_connect::weights(dec, wb));
     json!({
         "Address": dec.string(c.attr("address")).unwrap_or_default(),
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
@@ -107,9 +120,9 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         "CheckRestart": check_restart.unwrap_or(Value::Null),
         "Checks": if checks.is_empty() { Value::Null } else { Value::Array(checks) },
         "Cluster": dec.string(c.attr("cluster")).unwrap_or_default(),
-        "Connect": Value::Null,
+        "Connect": opt(connect),
         "EnableTagOverride": dec.bool(c.attr("enable_tag_override")).unwrap_or(false),
-        "Identity": Value::Null,
+        "Identity": opt(identity),
         "Kind": dec.string(c.attr("kind")).unwrap_or_default(),
         "Meta": map_value(dec.string_map(&c, "meta")),
         "Name": dec.string(c.attr("name")).unwrap_or_default(),
@@ -120,7 +133,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
         "TaggedAddresses": map_value(dec.string_map(&c, "tagged_addresses")),
         "Tags": opt(dec.string_list(c.attr("tags"))),
         "TaskName": dec.string(c.attr("task")).unwrap_or_default(),
-        "Weights": Value::Null,
+        "Weights": opt(weights),
     })
 }
 
@@ -181,6 +194,7 @@ fn set_if_empty(s: &mut Map<String, Value>, key: &str, value: &str) {
 /// api.Service.Canonicalize followed by structs.Service.Canonicalize. `task` is `None` for a
 /// group service.
 fn canonicalize_service(s: &mut Map<String, Value>, job: &Job, group: &str, task: Option<&str>) {
+    super::services_connect::canonicalize_connect(s);
     let base = match task {
         Some(t) => format!("{}-{group}-{t}", job.name),
         None => format!("{}-{group}", job.name),

@@ -11,6 +11,7 @@ use crate::api::{
 };
 
 use super::duration::format_go_duration as dur;
+use super::validate_blocks;
 use super::validate_policies::{
     constraint_errors, migrate_errors, reschedule_errors, restart_errors, update_errors,
 };
@@ -162,6 +163,7 @@ fn job_errors(j: &Job) -> Vec<String> {
             ));
         }
     }
+    e.extend(validate_blocks::multiregion_error(j));
     e
 }
 
@@ -266,6 +268,7 @@ fn group_errors(j: &Job, tg: &TaskGroup) -> Vec<String> {
     if leaders > 1 {
         e.push("Only one task may be marked as leader".to_string());
     }
+    e.extend(validate_blocks::volume_errors(&j.r#type, tg));
     let ne = network_errors(tg);
     if !ne.is_empty() {
         e.push(format!(
@@ -273,6 +276,7 @@ fn group_errors(j: &Job, tg: &TaskGroup) -> Vec<String> {
             format_multierror(&ne)
         ));
     }
+    e.extend(validate_blocks::scaling_error(j, tg));
     for t in &tg.tasks {
         let te = task_errors(&j.r#type, tg, t);
         if !te.is_empty() {
@@ -399,6 +403,7 @@ fn task_errors(job_type: &str, tg: &TaskGroup, t: &Task) -> Vec<String> {
             ));
         }
     }
+    e.extend(validate_blocks::task_block_errors(t));
     e
 }
 

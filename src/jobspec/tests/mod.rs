@@ -108,7 +108,10 @@ pub(super) const REFERENCE_EXAMPLE_WITH_SERVICE: &str = r#"job "example" {
 
 mod block_defaults;
 mod blocks;
+mod blocks2;
+mod connect;
 mod corpus;
 mod defaults;
 mod parse;
 mod validation;
+mod validation_blocks;

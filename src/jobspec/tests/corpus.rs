@@ -100,3 +100,27 @@ fn corpus_errors_report_expected_text() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn scaling_policy_targets_its_group() {
+    let mut job = parse(
+        r#"job "s" {
+  namespace = "prod"
+  group "web" {
+    scaling {
+      max = 3
+    }
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}
+"#,
+    );
+    canonicalize(&mut job);
+    let scaling = job.task_groups[0].scaling.as_ref().expect("scaling");
+    assert_eq!(
+        scaling["Target"],
+        serde_json::json!({"Namespace": "prod", "Job": "s", "Group": "web"})
+    );
+}

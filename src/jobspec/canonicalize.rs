@@ -59,6 +59,7 @@ pub fn canonicalize(job: &mut Job) {
     }
     services::canonicalize_services(job);
     canonicalize_blocks::canonicalize_blocks(job);
+    set_scaling_targets(job);
     // The update strategy now lives in the groups; the job keeps only stagger and
     // max_parallel (and is all zero when updates are off), as ApiJobToStructJob does.
     job.update = Some(match job_update {
@@ -69,6 +70,23 @@ pub fn canonicalize(job: &mut Job) {
         },
         _ => UpdateStrategy::default(),
     });
+}
+
+/// structs.ScalingPolicy.Canonicalize: a group's scaling policy targets that group of this
+/// job, so the stored job says which namespace, job and group it scales.
+fn set_scaling_targets(job: &mut Job) {
+    for tg in &mut job.task_groups {
+        if let Some(serde_json::Value::Object(policy)) = &mut tg.scaling {
+            policy.insert(
+                "Target".to_string(),
+                serde_json::json!({
+                    "Namespace": job.namespace,
+                    "Job": job.id,
+                    "Group": tg.name,
+                }),
+            );
+        }
+    }
 }
 
 fn update_is_empty(u: &UpdateStrategy) -> bool {

@@ -110,6 +110,7 @@ mod block_defaults;
 mod blocks;
 mod blocks2;
 mod connect;
+mod corpus;
 mod defaults;
 mod parse;
 mod validation;

@@ -11,6 +11,8 @@ mod container;
 mod logs;
 
 #[cfg(test)]
+mod live_tests;
+#[cfg(test)]
 mod tests;
 
 use std::sync::{Arc, Mutex};

@@ -5,6 +5,7 @@ mod harness;
 mod agent;
 mod api;
 mod bad_input;
+mod docker;
 mod durability;
 mod examples;
 mod quickstart;

@@ -35,7 +35,7 @@ const DEFAULT_CAPS: &[&str] = &[
 ];
 
 /// HCL blocks arrive as an object or a one-element list of objects.
-fn block<'a>(v: Option<&'a Value>) -> Option<&'a serde_json::Map<String, Value>> {
+fn block(v: Option<&Value>) -> Option<&serde_json::Map<String, Value>> {
     match v? {
         Value::Object(m) => Some(m),
         Value::Array(items) => items.first().and_then(Value::as_object),

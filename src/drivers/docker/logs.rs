@@ -30,7 +30,8 @@ pub fn demux(buf: &mut Vec<u8>) -> Vec<(u8, Vec<u8>)> {
 }
 
 /// Follows the container's logs from `since` (unix seconds; 0 = all) until the container
-/// stops and the stream ends.
+/// stops and the stream ends. With `since == 0` a final non-following read then copies any
+/// tail the follow stream missed (the daemon can close it before the last lines are read).
 pub async fn follow(
     api: DockerApi,
     id: String,
@@ -38,7 +39,40 @@ pub async fn follow(
     mut out: FileRotator,
     mut err: FileRotator,
 ) -> std::io::Result<()> {
-    let path = format!("/containers/{id}/logs?follow=1&stdout=1&stderr=1&since={since}");
+    let mut written = [0usize; 3];
+    copy(
+        &api,
+        &id,
+        since,
+        true,
+        &mut out,
+        &mut err,
+        &mut written,
+        [0; 3],
+    )
+    .await?;
+    if since == 0 {
+        let skip = written;
+        let mut again = [0usize; 3];
+        copy(&api, &id, 0, false, &mut out, &mut err, &mut again, skip).await?;
+    }
+    out.flush()?;
+    err.flush()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn copy(
+    api: &DockerApi,
+    id: &str,
+    since: i64,
+    follow: bool,
+    out: &mut FileRotator,
+    err: &mut FileRotator,
+    written: &mut [usize; 3],
+    skip: [usize; 3],
+) -> std::io::Result<()> {
+    let f = u8::from(follow);
+    let path = format!("/containers/{id}/logs?follow={f}&stdout=1&stderr=1&since={since}");
     let resp = match api.send(Method::GET, &path, None).await {
         Ok(r) => r,
         Err(e) => return Err(std::io::Error::other(e.to_string())),
@@ -50,16 +84,17 @@ pub async fn follow(
         if let Ok(data) = frame.into_data() {
             buf.extend_from_slice(&data);
             for (stream, payload) in demux(&mut buf) {
-                if stream == 2 {
-                    err.write_all(&payload)?;
-                } else {
-                    out.write_all(&payload)?;
-                }
+                let idx = if stream == 2 { 2 } else { 1 };
+                let start = written[idx];
+                written[idx] += payload.len();
+                // Only the bytes past what an earlier read already copied.
+                let from = skip[idx].saturating_sub(start).min(payload.len());
+                let w: &mut FileRotator = if idx == 2 { &mut *err } else { &mut *out };
+                w.write_all(&payload[from..])?;
             }
             out.flush()?;
             err.flush()?;
         }
     }
-    out.flush()?;
-    err.flush()
+    Ok(())
 }

@@ -6,6 +6,7 @@ mod agent;
 mod api;
 mod bad_input;
 mod deployments;
+mod docker;
 mod durability;
 mod examples;
 mod quickstart;

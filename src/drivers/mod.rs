@@ -7,6 +7,7 @@
 //! `recover(handle)` will take after a client restart, and `exec` will be one more method.
 //! This module must not know about allocs, the server or the client's state.
 
+pub mod docker;
 pub mod duration;
 pub mod logging;
 pub mod mock;
@@ -356,6 +357,10 @@ impl DriverRegistry {
             .plugin_bool(raw_exec::NAME, "enabled")
             .unwrap_or(cfg.dev_mode);
         reg.insert(Arc::new(raw_exec::RawExecDriver::new(raw_exec_enabled)));
+        // Always registered: it fingerprints as undetected when no daemon answers.
+        reg.insert(Arc::new(docker::DockerDriver::new(
+            cfg.plugins.get(docker::NAME),
+        )));
         if cfg.dev_mode || cfg.plugins.contains_key(mock::NAME) {
             reg.insert(Arc::new(mock::MockDriver::new()));
         }

@@ -1,0 +1,579 @@
+//! `docker`: runs tasks as containers through the Docker Engine API on the daemon's unix
+//! socket, as Nomad's docker driver does: the image is used when present locally and pulled
+//! otherwise (or always with `force_pull`); the alloc/local/secrets dirs are bind-mounted at
+//! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
+//! log files; OOM kills are read from the container state after it exits.
+//! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
+
+mod api;
+pub mod config;
+mod container;
+mod logs;
+
+#[cfg(test)]
+mod live_tests;
+#[cfg(test)]
+mod tests;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hyper::Method;
+use serde_json::{json, Value};
+use tokio::task::JoinHandle;
+
+use self::api::{q, read_body, ApiError, DockerApi};
+use self::config::{split_image, DockerTaskConfig, PluginSettings};
+use super::logging::LogStream;
+use super::task_store::{ExitCell, TaskStore};
+use super::{
+    parse_signal, Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation,
+    HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
+};
+use crate::api::now_nanos;
+
+pub use self::container::{container_name, memory_limits};
+
+pub const NAME: &str = "docker";
+const HANDLE_VERSION: u32 = 1;
+/// Fingerprinting must never stall the client when the daemon is absent or wedged.
+const FINGERPRINT_TIMEOUT: Duration = Duration::from_secs(2);
+/// Nomad's default `image_pull_timeout`.
+const PULL_TIMEOUT: Duration = Duration::from_secs(300);
+/// After the container exits, how long the log copy may keep draining.
+const LOG_DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+pub struct DockerDriver {
+    settings: PluginSettings,
+    api: DockerApi,
+    tasks: TaskStore<DockerTask>,
+    /// Set once a fingerprint succeeded: a daemon that goes away afterwards is reported
+    /// unhealthy rather than undetected (as Nomad does).
+    detected: Mutex<bool>,
+}
+
+struct DockerTask {
+    name: String,
+    container_id: String,
+    started_at: i64,
+    completed_at: Mutex<Option<i64>>,
+    exit: ExitCell,
+    supervisor: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The result of `exec` in a running container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecOutput {
+    pub exit_code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// A point-in-time resource usage sample of a container.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContainerStats {
+    pub memory_rss_bytes: u64,
+    pub memory_usage_bytes: u64,
+    pub memory_max_usage_bytes: u64,
+    pub cpu_total_ticks_ns: u64,
+    pub cpu_system_ns: u64,
+    pub cpu_user_ns: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl DockerDriver {
+    pub fn new(cfg: Option<&PluginConfig>) -> Self {
+        let settings = PluginSettings::from_config(cfg);
+        DockerDriver {
+            api: DockerApi::new(&settings.endpoint),
+            settings,
+            tasks: TaskStore::default(),
+            detected: Mutex::new(false),
+        }
+    }
+
+    /// Uses the local image, pulling it when missing or when `force_pull` is set. A failed
+    /// pull of a missing image is Nomad's "Failed to pull `image`: <daemon message>".
+    async fn ensure_image(&self, image: &str, force_pull: bool) -> Result<(), DriverError> {
+        let local = self
+            .api
+            .get(&format!("/images/{}/json", q(image)))
+            .await
+            .is_ok();
+        if local && !force_pull {
+            return Ok(());
+        }
+        let (repo, tag) = split_image(image);
+        let path = format!("/images/create?fromImage={}&tag={}", q(&repo), q(&tag));
+        let pulled = async {
+            let resp = self.api.send(Method::POST, &path, None).await?;
+            let body = read_body(resp).await?;
+            // The pull reports progress as JSON lines; a failure is an `error` line.
+            for line in body.split(|b| *b == b'\n') {
+                if let Ok(v) = serde_json::from_slice::<Value>(line) {
+                    if let Some(e) = v.get("error").and_then(Value::as_str) {
+                        return Err(ApiError::Http(e.to_string()));
+                    }
+                }
+            }
+            Ok(())
+        };
+        let res = tokio::time::timeout(PULL_TIMEOUT, pulled)
+            .await
+            .unwrap_or(Err(ApiError::Timeout));
+        match res {
+            Ok(()) => Ok(()),
+            // A forced pull that fails still runs the local copy, as Nomad does.
+            Err(_) if local => Ok(()),
+            Err(e) => Err(DriverError::StartFailed {
+                message: format!("Failed to pull `{image}`: {e}"),
+                recoverable: matches!(e, ApiError::Timeout | ApiError::Connect(..)),
+            }),
+        }
+    }
+
+    async fn remove_container(&self, id: &str) {
+        let _ = self
+            .api
+            .call(
+                Method::DELETE,
+                &format!("/containers/{id}?force=1&v=1"),
+                None,
+                api::API_TIMEOUT,
+            )
+            .await;
+    }
+
+    /// Creates the container, removing a leftover one of the same name first (a previous
+    /// attempt of this task that was not cleaned up).
+    async fn create(&self, name: &str, body: &Value) -> Result<String, DriverError> {
+        let path = format!("/containers/create?name={}", q(name));
+        let mut res = self.api.post(&path, Some(body)).await;
+        if matches!(&res, Err(e) if e.status() == Some(409)) {
+            self.remove_container(name).await;
+            res = self.api.post(&path, Some(body)).await;
+        }
+        let v = res.map_err(|e| DriverError::StartFailed {
+            message: format!("failed to create container: {e}"),
+            recoverable: false,
+        })?;
+        v.get("Id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| DriverError::StartFailed {
+                message: "failed to create container: no container id in the answer".into(),
+                recoverable: true,
+            })
+    }
+
+    /// Starts the log copy and the waiter for a running container.
+    fn supervise(
+        &self,
+        cfg: &TaskConfig,
+        id: &str,
+        since: i64,
+    ) -> Result<Arc<DockerTask>, DriverError> {
+        let log_task = if cfg.logs_disabled {
+            None
+        } else {
+            let spec = cfg.log_spec();
+            let err = |e: std::io::Error| DriverError::Logs {
+                path: spec.dir.display().to_string(),
+                reason: e.to_string(),
+            };
+            let out = spec.rotator(LogStream::Stdout).map_err(err)?;
+            let errr = spec.rotator(LogStream::Stderr).map_err(err)?;
+            Some(tokio::spawn(logs::follow(
+                self.api.clone(),
+                id.to_string(),
+                since,
+                out,
+                errr,
+            )))
+        };
+        let task = Arc::new(DockerTask {
+            name: cfg.name.clone(),
+            container_id: id.to_string(),
+            started_at: now_nanos(),
+            completed_at: Mutex::new(None),
+            exit: ExitCell::default(),
+            supervisor: Mutex::new(None),
+        });
+        let supervised = task.clone();
+        let api = self.api.clone();
+        let cid = id.to_string();
+        let handle = tokio::spawn(async move {
+            let result = wait_container(&api, &cid).await;
+            if let Some(l) = log_task {
+                let abort = l.abort_handle();
+                if tokio::time::timeout(LOG_DRAIN_GRACE, l).await.is_err() {
+                    abort.abort();
+                }
+            }
+            *lock(&supervised.completed_at) = Some(now_nanos());
+            supervised.exit.set(result);
+        });
+        *lock(&task.supervisor) = Some(handle);
+        Ok(task)
+    }
+
+    /// Re-attaches to the container a handle names after a client restart. A container that
+    /// exited meanwhile reports its real exit; a missing one is `TaskNotFound`.
+    pub async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        if self.tasks.contains(handle.id()) {
+            return Ok(());
+        }
+        let id = handle
+            .driver_state
+            .get("container_id")
+            .and_then(Value::as_str)
+            .ok_or(DriverError::TaskNotFound)?;
+        self.api
+            .get(&format!("/containers/{id}/json"))
+            .await
+            .map_err(|_| DriverError::TaskNotFound)?;
+        let since = chrono::Utc::now().timestamp();
+        let task = self.supervise(&handle.config, id, since)?;
+        self.tasks.insert_new(handle.id(), task)
+    }
+
+    /// Runs `cmd` inside the task's container and collects its output (Nomad's `ExecTask`).
+    pub async fn exec(
+        &self,
+        handle: &TaskHandle,
+        cmd: &[String],
+        timeout: Duration,
+    ) -> Result<ExecOutput, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        let fail = |e: ApiError| DriverError::SignalFailed(format!("failed to exec: {e}"));
+        let created = self
+            .api
+            .post(
+                &format!("/containers/{}/exec", task.container_id),
+                Some(&json!({"Cmd": cmd, "AttachStdout": true, "AttachStderr": true})),
+            )
+            .await
+            .map_err(fail)?;
+        let exec_id = created
+            .get("Id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let run = async {
+            let resp = self
+                .api
+                .send(
+                    Method::POST,
+                    &format!("/exec/{exec_id}/start"),
+                    Some(&json!({"Detach": false, "Tty": false})),
+                )
+                .await?;
+            read_body(resp).await
+        };
+        let body = tokio::time::timeout(timeout, run)
+            .await
+            .map_err(|_| fail(ApiError::Timeout))?
+            .map_err(fail)?;
+        let mut buf = body.to_vec();
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        for (stream, payload) in logs::demux(&mut buf) {
+            if stream == 2 {
+                stderr.extend(payload);
+            } else {
+                stdout.extend(payload);
+            }
+        }
+        let info = self
+            .api
+            .get(&format!("/exec/{exec_id}/json"))
+            .await
+            .map_err(fail)?;
+        Ok(ExecOutput {
+            exit_code: info.get("ExitCode").and_then(Value::as_i64).unwrap_or(-1) as i32,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// One resource-usage sample from the daemon (`/containers/:id/stats?stream=0`).
+    pub async fn stats(&self, handle: &TaskHandle) -> Result<ContainerStats, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        let v = self
+            .api
+            .get(&format!("/containers/{}/stats?stream=0", task.container_id))
+            .await
+            .map_err(|e| DriverError::SignalFailed(e.to_string()))?;
+        let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        Ok(ContainerStats {
+            memory_rss_bytes: n("/memory_stats/stats/rss"),
+            memory_usage_bytes: n("/memory_stats/usage"),
+            memory_max_usage_bytes: n("/memory_stats/max_usage"),
+            cpu_total_ticks_ns: n("/cpu_stats/cpu_usage/total_usage"),
+            cpu_system_ns: n("/cpu_stats/cpu_usage/usage_in_kernelmode"),
+            cpu_user_ns: n("/cpu_stats/cpu_usage/usage_in_usermode"),
+        })
+    }
+}
+
+/// Waits for the container to stop, then reads its state for the exit code and OOM kill
+/// (Nomad's handle `run`).
+async fn wait_container(api: &DockerApi, id: &str) -> ExitResult {
+    let waited = async {
+        let resp = api
+            .send(
+                Method::POST,
+                &format!("/containers/{id}/wait?condition=not-running"),
+                None,
+            )
+            .await?;
+        let body = read_body(resp).await?;
+        serde_json::from_slice::<Value>(&body).map_err(|e| ApiError::Http(e.to_string()))
+    }
+    .await;
+    let mut result = match waited {
+        Ok(v) => {
+            let code = v.get("StatusCode").and_then(Value::as_i64).unwrap_or(0) as i32;
+            ExitResult {
+                exit_code: code,
+                err: (code != 0)
+                    .then(|| format!("Docker container exited with non-zero exit code: {code}")),
+                ..Default::default()
+            }
+        }
+        Err(e) => ExitResult {
+            exit_code: 1,
+            err: Some(format!("failed to wait for container: {e}")),
+            ..Default::default()
+        },
+    };
+    if let Ok(state) = api.get(&format!("/containers/{id}/json")).await {
+        if let Some(code) = state.pointer("/State/ExitCode").and_then(Value::as_i64) {
+            result.exit_code = code as i32;
+        }
+        if state.pointer("/State/OOMKilled").and_then(Value::as_bool) == Some(true) {
+            result.oom_killed = true;
+            result.err = Some("OOM Killed".to_string());
+        }
+    }
+    result
+}
+
+#[async_trait]
+impl Driver for DockerDriver {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            send_signals: true,
+            exec: true,
+            fs_isolation: FsIsolation::Image,
+        }
+    }
+
+    async fn fingerprint(&self) -> Fingerprint {
+        let version = self
+            .api
+            .call(Method::GET, "/version", None, FINGERPRINT_TIMEOUT)
+            .await;
+        let version = match version {
+            Ok(v) => v,
+            Err(_) => {
+                let seen = *lock(&self.detected);
+                return Fingerprint {
+                    health: if seen {
+                        HealthState::Unhealthy
+                    } else {
+                        HealthState::Undetected
+                    },
+                    health_description: "Failed to connect to docker daemon".to_string(),
+                    attributes: Default::default(),
+                };
+            }
+        };
+        *lock(&self.detected) = true;
+        let mut fp = Fingerprint::healthy(NAME);
+        let mut put = |k: &str, v: String| {
+            fp.attributes.insert(format!("driver.docker.{k}"), v);
+        };
+        put(
+            "version",
+            version
+                .get("Version")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        );
+        if self.settings.allow_privileged {
+            put("privileged.enabled", "true".into());
+        }
+        if self.settings.volumes_enabled {
+            put("volumes.enabled", "true".into());
+        }
+        if let Ok(info) = self
+            .api
+            .call(Method::GET, "/info", None, FINGERPRINT_TIMEOUT)
+            .await
+        {
+            if let Some(rt) = info.get("Runtimes").and_then(Value::as_object) {
+                let names: Vec<&str> = rt.keys().map(String::as_str).collect();
+                put("runtimes", names.join(","));
+            }
+            if let Some(os) = info.get("OSType").and_then(Value::as_str) {
+                put("os_type", os.to_string());
+            }
+        }
+        if let Ok(net) = self
+            .api
+            .call(Method::GET, "/networks/bridge", None, FINGERPRINT_TIMEOUT)
+            .await
+        {
+            if let Some(gw) = net
+                .pointer("/IPAM/Config/0/Gateway")
+                .and_then(Value::as_str)
+            {
+                put("bridge_ip", gw.to_string());
+            }
+        }
+        fp
+    }
+
+    async fn start(&self, cfg: TaskConfig) -> Result<TaskHandle, DriverError> {
+        if self.tasks.contains(&cfg.id) {
+            return Err(DriverError::AlreadyStarted(cfg.id.clone()));
+        }
+        let d = DockerTaskConfig::decode(&cfg)?;
+        let body = container::create_body(&cfg, &d, &self.settings)?;
+        self.ensure_image(&d.image, d.force_pull).await?;
+        let name = container_name(&cfg);
+        let id = self.create(&name, &body).await?;
+        if let Err(e) = self
+            .api
+            .post(&format!("/containers/{id}/start"), None)
+            .await
+        {
+            self.remove_container(&id).await;
+            return Err(DriverError::StartFailed {
+                message: format!("Failed to start container {id}: {e}"),
+                recoverable: false,
+            });
+        }
+        let task = self.supervise(&cfg, &id, 0)?;
+        self.tasks.insert_new(&cfg.id, task)?;
+        Ok(TaskHandle {
+            version: HANDLE_VERSION,
+            driver: NAME.to_string(),
+            driver_state: json!({ "container_id": id, "image": d.image }),
+            config: cfg,
+        })
+    }
+
+    async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        Ok(task.exit.wait().await)
+    }
+
+    async fn stop(
+        &self,
+        handle: &TaskHandle,
+        signal: &str,
+        timeout: Duration,
+    ) -> Result<(), DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        if task.exit.get().is_some() {
+            return Ok(());
+        }
+        let id = &task.container_id;
+        // Docker's default stop signal is SIGTERM (Nomad's docker driver keeps it).
+        let sig = if signal.is_empty() { "SIGTERM" } else { signal };
+        if parse_signal(sig).is_ok() && !timeout.is_zero() {
+            let _ = self
+                .api
+                .post(&format!("/containers/{id}/kill?signal={}", q(sig)), None)
+                .await;
+            if tokio::time::timeout(timeout, task.exit.wait())
+                .await
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        match self
+            .api
+            .post(&format!("/containers/{id}/kill?signal=SIGKILL"), None)
+            .await
+        {
+            Ok(_) => Ok(()),
+            // 404: already removed; 409: not running. Both mean it is stopped.
+            Err(e) if matches!(e.status(), Some(404 | 409)) => Ok(()),
+            Err(e) => Err(DriverError::SignalFailed(format!(
+                "Failed to stop container {id}: {e}"
+            ))),
+        }
+    }
+
+    async fn destroy(&self, handle: &TaskHandle, force: bool) -> Result<(), DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        if task.exit.get().is_none() && !force {
+            return Err(DriverError::DestroyRunning);
+        }
+        if self.settings.gc_container {
+            self.remove_container(&task.container_id).await;
+        } else {
+            let _ = self
+                .api
+                .post(
+                    &format!("/containers/{}/kill?signal=SIGKILL", task.container_id),
+                    None,
+                )
+                .await;
+        }
+        self.tasks.remove(handle.id());
+        let supervisor = lock(&task.supervisor).take();
+        if let Some(s) = supervisor {
+            let _ = tokio::time::timeout(Duration::from_secs(15), s).await;
+        }
+        Ok(())
+    }
+
+    async fn signal(&self, handle: &TaskHandle, signal: &str) -> Result<(), DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        parse_signal(signal)?;
+        self.api
+            .post(
+                &format!(
+                    "/containers/{}/kill?signal={}",
+                    task.container_id,
+                    q(signal)
+                ),
+                None,
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| DriverError::SignalFailed(e.to_string()))
+    }
+
+    async fn inspect(&self, handle: &TaskHandle) -> Result<TaskStatus, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        let exit = task.exit.get();
+        let completed_at = *lock(&task.completed_at);
+        Ok(TaskStatus {
+            id: handle.id().to_string(),
+            name: task.name.clone(),
+            state: if exit.is_some() {
+                TaskRunState::Exited
+            } else {
+                TaskRunState::Running
+            },
+            started_at: task.started_at,
+            completed_at,
+            exit_result: exit,
+            driver_attributes: [("container_id".to_string(), task.container_id.clone())].into(),
+        })
+    }
+}

@@ -1,0 +1,159 @@
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::config::{split_image, DockerTaskConfig, PluginSettings};
+use super::container::{create_body, memory_limits};
+use super::logs::demux;
+use crate::drivers::TaskConfig;
+
+fn task(config: serde_json::Value) -> TaskConfig {
+    let config: BTreeMap<String, serde_json::Value> =
+        serde_json::from_value(config).expect("object");
+    TaskConfig {
+        id: "a1/web/x".into(),
+        name: "web".into(),
+        alloc_id: "a1".into(),
+        job_name: "example".into(),
+        task_group_name: "g".into(),
+        config,
+        task_dir: "/data/alloc/a1/web".into(),
+        alloc_dir: "/data/alloc/a1".into(),
+        memory_mb: 256,
+        cpu_shares: 100,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn plugin_config_defaults_and_values() {
+    let d = PluginSettings::from_config(None);
+    assert!(!d.allow_privileged && !d.volumes_enabled && d.gc_container && d.gc_image);
+    assert!(d.allow_caps.iter().any(|c| c == "net_bind_service"));
+    let cfg: BTreeMap<String, serde_json::Value> = serde_json::from_value(json!({
+        "endpoint": "unix:///run/d.sock",
+        "allow_privileged": true,
+        "allow_caps": ["ALL"],
+        "volumes": [{"enabled": true}],
+        "gc": {"container": false, "image": "false"}
+    }))
+    .expect("object");
+    let s = PluginSettings::from_config(Some(&cfg));
+    assert_eq!(s.endpoint, "unix:///run/d.sock");
+    assert!(s.allow_privileged && s.volumes_enabled && !s.gc_container && !s.gc_image);
+    assert_eq!(s.allow_caps, vec!["all"]);
+}
+
+#[test]
+fn task_config_decodes_nomad_fields() {
+    let t = task(json!({
+        "image": "busybox:1.36",
+        "command": "sh",
+        "args": ["-c", "echo hi"],
+        "entrypoint": ["/bin/env"],
+        "labels": [{"team": "core"}],
+        "ports": ["http"],
+        "port_map": [{"db": 5432}],
+        "volumes": ["local/x:/x:ro"],
+        "mount": [{"type": "bind", "source": "local", "target": "/m", "readonly": true}],
+        "cap_add": ["NET_ADMIN"],
+        "work_dir": "/w",
+        "hostname": "h",
+        "force_pull": true,
+    }));
+    let d = DockerTaskConfig::decode(&t).expect("decodes");
+    assert_eq!(d.image, "busybox:1.36");
+    assert_eq!(d.command.as_deref(), Some("sh"));
+    assert_eq!(d.args, vec!["-c", "echo hi"]);
+    assert_eq!(d.entrypoint, vec!["/bin/env"]);
+    assert_eq!(d.labels["team"], "core");
+    assert_eq!(d.port_map["db"], 5432);
+    assert_eq!(d.mounts[0].kind, "bind");
+    assert!(d.mounts[0].readonly && d.force_pull);
+    assert_eq!((d.work_dir.as_str(), d.hostname.as_str()), ("/w", "h"));
+}
+
+#[test]
+fn missing_image_is_a_config_error() {
+    let err = DockerTaskConfig::decode(&task(json!({"command": "sh"}))).unwrap_err();
+    assert!(err.to_string().contains("\"image\" is required"), "{err}");
+}
+
+#[test]
+fn image_names_split_into_repo_and_tag() {
+    assert_eq!(split_image("busybox"), ("busybox".into(), "latest".into()));
+    assert_eq!(
+        split_image("reg:5000/a/b:1.2"),
+        ("reg:5000/a/b".into(), "1.2".into())
+    );
+    assert_eq!(
+        split_image("reg:5000/a"),
+        ("reg:5000/a".into(), "latest".into())
+    );
+}
+
+#[test]
+fn memory_max_is_the_hard_limit() {
+    const MB: i64 = 1024 * 1024;
+    assert_eq!(memory_limits(0, 256, 0), (256 * MB, 0));
+    assert_eq!(memory_limits(0, 256, 512), (512 * MB, 256 * MB));
+}
+
+#[test]
+fn create_body_mounts_task_dirs_labels_and_ports() {
+    let mut t = task(
+        json!({"image": "busybox", "ports": ["http"], "command": "sh", "args": ["-c", "true"]}),
+    );
+    t.env.insert("NOMAD_HOST_PORT_http".into(), "23456".into());
+    t.env
+        .insert("NOMAD_HOST_IP_http".into(), "127.0.0.1".into());
+    t.env.insert("NOMAD_PORT_http".into(), "8080".into());
+    t.env
+        .insert("NOMAD_TASK_DIR".into(), "/data/alloc/a1/web/local".into());
+    let d = DockerTaskConfig::decode(&t).expect("decodes");
+    let body = create_body(&t, &d, &PluginSettings::from_config(None)).expect("body");
+    let binds = body["HostConfig"]["Binds"].as_array().expect("binds");
+    assert!(binds.contains(&json!("/data/alloc/a1/alloc:/alloc")));
+    assert!(binds.contains(&json!("/data/alloc/a1/web/local:/local")));
+    assert!(binds.contains(&json!("/data/alloc/a1/web/secrets:/secrets")));
+    assert_eq!(body["Labels"]["com.hashicorp.nomad.alloc_id"], "a1");
+    assert_eq!(
+        body["HostConfig"]["PortBindings"]["8080/tcp"][0],
+        json!({"HostIp": "127.0.0.1", "HostPort": "23456"})
+    );
+    assert_eq!(body["Cmd"], json!(["sh", "-c", "true"]));
+    assert!(body["Env"]
+        .as_array()
+        .expect("env")
+        .contains(&json!("NOMAD_TASK_DIR=/local")));
+    assert_eq!(body["HostConfig"]["Memory"], 256 * 1024 * 1024);
+}
+
+#[test]
+fn privileged_and_host_volumes_need_plugin_permission() {
+    let s = PluginSettings::from_config(None);
+    let t = task(json!({"image": "busybox", "privileged": true}));
+    let err = create_body(&t, &DockerTaskConfig::decode(&t).expect("d"), &s).unwrap_err();
+    assert!(
+        err.to_string().contains("privileged mode is disabled"),
+        "{err}"
+    );
+    let t = task(json!({"image": "busybox", "volumes": ["/etc:/host-etc"]}));
+    let err = create_body(&t, &DockerTaskConfig::decode(&t).expect("d"), &s).unwrap_err();
+    assert!(err.to_string().contains("volumes are not enabled"), "{err}");
+    let t = task(json!({"image": "busybox", "cap_add": ["SYS_ADMIN"]}));
+    let err = create_body(&t, &DockerTaskConfig::decode(&t).expect("d"), &s).unwrap_err();
+    assert!(err.to_string().contains("allowlisted"), "{err}");
+}
+
+#[test]
+fn demux_splits_stdout_and_stderr_frames() {
+    let mut buf = vec![1, 0, 0, 0, 0, 0, 0, 3];
+    buf.extend_from_slice(b"out");
+    buf.extend_from_slice(&[2, 0, 0, 0, 0, 0, 0, 3]);
+    buf.extend_from_slice(b"err");
+    buf.extend_from_slice(&[1, 0, 0]);
+    let frames = demux(&mut buf);
+    assert_eq!(frames, vec![(1, b"out".to_vec()), (2, b"err".to_vec())]);
+    assert_eq!(buf, vec![1, 0, 0]);
+}

@@ -1,0 +1,172 @@
+//! The docker driver through the real agent and dockerd: a busybox container runs, its
+//! output reaches `nomad alloc logs`, and a missing image is a "Driver Failure". Skips only
+//! when no daemon answers (and fails instead under CI=true).
+
+use std::time::Duration;
+
+use crate::harness::*;
+
+fn docker_ready() -> bool {
+    let ok = std::process::Command::new("docker")
+        .args(["image", "inspect", "nomad-rs-busybox:latest"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but dockerd or the nomad-rs-busybox image is missing");
+        }
+        eprintln!(
+            "skipping: no Docker daemon with nomad-rs-busybox:latest (tests/images/busybox.sh)"
+        );
+    }
+    ok
+}
+
+#[test]
+fn docker_job_runs_busybox_and_alloc_logs_show_output() {
+    if !docker_ready() {
+        return;
+    }
+    let agent = Agent::dev();
+    let node = agent.get("/v1/nodes");
+    let node_id = node[0]["ID"].as_str().expect("node id").to_string();
+    let n = wait_until(Duration::from_secs(10), "docker fingerprinted", || {
+        let n = agent.get(&format!("/v1/node/{node_id}"));
+        (n["Attributes"]["driver.docker"] == "1").then_some(n)
+    });
+    assert!(n["Attributes"]["driver.docker.version"].is_string());
+    assert_eq!(n["Drivers"]["docker"]["Healthy"], true);
+
+    let job = agent.path("docker.nomad.hcl");
+    std::fs::write(
+        &job,
+        r#"job "dockerjob" {
+  group "web" {
+    network {
+      port "http" { to = 8080 }
+    }
+    task "web" {
+      driver = "docker"
+      config {
+        image   = "nomad-rs-busybox:latest"
+        command = "sh"
+        args    = ["-c", "echo hello-from-$NOMAD_TASK_NAME; ls /alloc /local /secrets >/dev/null && echo dirs-ok; exec httpd -f -p 8080"]
+        ports   = ["http"]
+        labels  { team = "core" }
+      }
+      resources {
+        cpu    = 100
+        memory = 64
+      }
+    }
+  }
+}
+"#,
+    )
+    .expect("write job");
+    let out = agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]);
+    assert_exit(&out, 0);
+    let alloc = agent.wait_alloc("dockerjob", "docker alloc running", |a| {
+        a["ClientStatus"] == "running"
+    });
+    let alloc_id = alloc["ID"].as_str().expect("alloc id").to_string();
+    let logs = wait_until(Duration::from_secs(20), "container output in logs", || {
+        let out = agent.nomad(&["alloc", "logs", &alloc_id, "web"]);
+        let text = stdout(&out);
+        text.contains("dirs-ok").then_some(text)
+    });
+    assert!(logs.contains("hello-from-web"), "{logs}");
+
+    // Time from the client receiving the alloc to the task running, from the task events.
+    let full = agent.get(&format!("/v1/allocation/{alloc_id}"));
+    let events = full["TaskStates"]["web"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let at = |ty: &str| {
+        events
+            .iter()
+            .find(|e| e["Type"] == ty)
+            .and_then(|e| e["Time"].as_i64())
+    };
+    if let (Some(r), Some(s)) = (at("Received"), at("Started")) {
+        println!(
+            "docker alloc received -> running: {} ms",
+            (s - r) / 1_000_000
+        );
+    }
+
+    // The published port answers on the host.
+    let host_port = full["AllocatedResources"]["Shared"]["Ports"][0]["Value"]
+        .as_i64()
+        .expect("allocated port");
+    let host_ip = full["AllocatedResources"]["Shared"]["Ports"][0]["HostIP"]
+        .as_str()
+        .unwrap_or("127.0.0.1")
+        .to_string();
+    wait_until(Duration::from_secs(10), "published port answers", || {
+        std::net::TcpStream::connect((host_ip.as_str(), host_port as u16)).ok()
+    });
+
+    let out = agent.nomad(&["job", "stop", "dockerjob"]);
+    assert_exit(&out, 0);
+    agent.wait_alloc("dockerjob", "docker alloc stopped", |a| {
+        a["ID"] == alloc_id.as_str() && a["ClientStatus"] == "complete"
+    });
+    // The container is removed once the task is destroyed.
+    let name = format!("web-{alloc_id}");
+    wait_until(Duration::from_secs(20), "container removed", || {
+        let o = std::process::Command::new("docker")
+            .args(["container", "inspect", &name])
+            .output()
+            .ok()?;
+        (!o.status.success()).then_some(())
+    });
+}
+
+#[test]
+fn docker_missing_image_is_a_driver_failure() {
+    if !docker_ready() {
+        return;
+    }
+    let agent = Agent::dev();
+    let job = agent.path("noimage.nomad.hcl");
+    std::fs::write(
+        &job,
+        r#"job "noimage" {
+  type = "batch"
+  group "g" {
+    restart { attempts = 0 }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "t" {
+      driver = "docker"
+      config { image = "nomad-rs-does-not-exist:1" }
+    }
+  }
+}
+"#,
+    )
+    .expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("noimage", "alloc failed", |a| a["ClientStatus"] == "failed");
+    let events = alloc["TaskStates"]["t"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let failure = events
+        .iter()
+        .find(|e| e["Type"] == "Driver Failure")
+        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    let msg = failure["DisplayMessage"].as_str().unwrap_or_default();
+    assert!(
+        msg.starts_with("Failed to pull `nomad-rs-does-not-exist:1`"),
+        "{msg}"
+    );
+}

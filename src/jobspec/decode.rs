@@ -10,6 +10,7 @@ use super::body::{block_def_span, Content, Decoder};
 use super::diag::{Diagnostic, SourceMap};
 use super::eval::EvalContext;
 use super::job_blocks::{self, Inherited};
+use super::paths;
 use super::policies::*;
 use super::resources::network;
 use super::schema::*;
@@ -37,7 +38,7 @@ pub fn decode(
     // Like jobspec2, stop before the job when variables are broken: the job would only
     // repeat their errors.
     if !dec.diags.is_empty() {
-        return Err(sorted(dec.diags));
+        return Err(sorted(paths::annotate(&body, &map, dec.diags)));
     }
     let jobs = top.blocks("job");
     if let Some(extra) = jobs.get(1) {
@@ -64,7 +65,7 @@ pub fn decode(
     if dec.diags.is_empty() {
         Ok(job)
     } else {
-        Err(sorted(dec.diags))
+        Err(sorted(paths::annotate(&body, &map, dec.diags)))
     }
 }
 

@@ -108,6 +108,20 @@ impl SourceMap {
         }
     }
 
+    /// The byte offset of a position (the inverse of `pos`); clamped to the text.
+    pub fn offset(&self, pos: Pos) -> usize {
+        let Some(&start) = self.line_starts.get(pos.line.saturating_sub(1)) else {
+            return self.src.len();
+        };
+        let line = self.src.get(start..).unwrap_or("");
+        start
+            + line
+                .char_indices()
+                .nth(pos.column.saturating_sub(1))
+                .map(|(i, _)| i)
+                .unwrap_or(line.len())
+    }
+
     pub fn range(&self, span: &Range<usize>) -> SourceRange {
         SourceRange {
             filename: self.filename.clone(),
@@ -156,6 +170,15 @@ mod tests {
         assert_eq!(r.to_string(), "a.hcl:2,3-6");
         let r = map.range(&(0..14));
         assert_eq!(r.to_string(), "a.hcl:1,1-2,5");
+    }
+
+    #[test]
+    fn offset_inverts_pos_with_multibyte_text() {
+        let src = "a = \"é\"\n  bc = 1\n";
+        let map = SourceMap::new("a.hcl", src);
+        for off in [0, 4, 5, 7, 10, 12] {
+            assert_eq!(map.offset(map.pos(off)), off, "offset {off}");
+        }
     }
 
     #[test]

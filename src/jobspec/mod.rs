@@ -35,6 +35,7 @@ mod eval;
 mod functions;
 mod init;
 mod job_blocks;
+mod paths;
 mod policies;
 mod resources;
 mod schema;

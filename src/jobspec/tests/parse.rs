@@ -211,10 +211,10 @@ fn unknown_names_are_reported_with_positions_and_suggestions() {
     assert_eq!(
         err,
         "Error parsing job file from test.hcl:\n\
-test.hcl:3,5-9: Unsupported argument; An argument named \"cont\" is not expected here. Did you mean \"count\"?\n\
-test.hcl:5,7-12: Unsupported argument; An argument named \"drivr\" is not expected here. Did you mean \"driver\"?\n\
-test.hcl:6,7-15: Unsupported block type; Blocks of type \"resource\" are not expected here. Did you mean \"resources\"?\n\
-test.hcl:11,3-8: Unsupported block type; Blocks of type \"bogus\" are not expected here."
+test.hcl:3,5-9: Unsupported argument; An argument named \"cont\" is not expected here. Did you mean \"count\"? (in job \"e\" -> group \"g\")\n\
+test.hcl:5,7-12: Unsupported argument; An argument named \"drivr\" is not expected here. Did you mean \"driver\"? (in job \"e\" -> group \"g\" -> task \"t\")\n\
+test.hcl:6,7-15: Unsupported block type; Blocks of type \"resource\" are not expected here. Did you mean \"resources\"? (in job \"e\" -> group \"g\" -> task \"t\")\n\
+test.hcl:11,3-8: Unsupported block type; Blocks of type \"bogus\" are not expected here. (in job \"e\")"
     );
 }
 

@@ -8,6 +8,7 @@ mod alloc;
 mod argv;
 mod deployment;
 mod eval;
+mod fmt;
 mod job;
 mod meta;
 mod monitor;
@@ -55,6 +56,8 @@ pub enum Command {
     /// Interact with evaluations
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// Rewrites Nomad config and job files to canonical format
+    Fmt(fmt::Args),
     /// Interact with jobs
     #[command(subcommand)]
     Job(job::JobCommand),
@@ -88,6 +91,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Alloc(c) => alloc::run(c).await,
         Command::Deployment(c) => deployment::run(c).await,
         Command::Eval(c) => eval::run(c).await,
+        Command::Fmt(a) => fmt::run(a),
         Command::Job(c) => job::run(c).await,
         Command::Node(c) => node::run(c).await,
         Command::Server(c) => server::run(c).await,

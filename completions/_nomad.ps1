@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
             [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
+            [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrites Nomad config and job files to canonical format')
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
@@ -269,6 +270,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;eval;help;help' {
+            break
+        }
+        'nomad;fmt' {
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the files whose formatting changes')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Overwrite the files with their formatted text (ignored for stdin)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Report files that are not formatted and exit 1, without writing them')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process subdirectories too')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'nomad;job' {
@@ -616,6 +626,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
             [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
+            [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrites Nomad config and job files to canonical format')
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
@@ -680,6 +691,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;eval;status' {
+            break
+        }
+        'nomad;help;fmt' {
             break
         }
         'nomad;help;job' {

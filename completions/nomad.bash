@@ -28,6 +28,9 @@ _nomad() {
             nomad,eval)
                 cmd="nomad__subcmd__eval"
                 ;;
+            nomad,fmt)
+                cmd="nomad__subcmd__fmt"
+                ;;
             nomad,help)
                 cmd="nomad__subcmd__help"
                 ;;
@@ -153,6 +156,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help,eval)
                 cmd="nomad__subcmd__help__subcmd__eval"
+                ;;
+            nomad__subcmd__help,fmt)
+                cmd="nomad__subcmd__help__subcmd__fmt"
                 ;;
             nomad__subcmd__help,help)
                 cmd="nomad__subcmd__help__subcmd__help"
@@ -353,7 +359,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval job node server status version run stop init inspect validate logs help"
+            opts="-v -h --version --help agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1010,8 +1016,30 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__fmt)
+            opts="-h --check --list --recursive --write --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --write)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval job node server status version run stop init inspect validate logs help"
+            opts="agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1209,6 +1237,20 @@ _nomad() {
         nomad__subcmd__help__subcmd__eval__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__fmt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand alloc 'Interact with allocations'
             cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
+            cand fmt 'Rewrites Nomad config and job files to canonical format'
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
@@ -236,6 +237,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;eval;help;status'= {
         }
         &'nomad;eval;help;help'= {
+        }
+        &'nomad;fmt'= {
+            cand --list 'List the files whose formatting changes'
+            cand --write 'Overwrite the files with their formatted text (ignored for stdin)'
+            cand --check 'Report files that are not formatted and exit 1, without writing them'
+            cand --recursive 'Process subdirectories too'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'nomad;job'= {
             cand -h 'Print help'
@@ -541,6 +550,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand alloc 'Interact with allocations'
             cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
+            cand fmt 'Rewrites Nomad config and job files to canonical format'
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
@@ -591,6 +601,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand status 'Display evaluation status and placement failure reasons'
         }
         &'nomad;help;eval;status'= {
+        }
+        &'nomad;help;fmt'= {
         }
         &'nomad;help;job'= {
             cand init 'Create an example job file'

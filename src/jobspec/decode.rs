@@ -81,7 +81,7 @@ fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diags
 }
 
-fn syntax_diag(map: &SourceMap, e: &hcl_edit::parser::Error) -> Diagnostic {
+pub(super) fn syntax_diag(map: &SourceMap, e: &hcl_edit::parser::Error) -> Diagnostic {
     let offset = e.location().offset();
     let rest = map.src().get(offset..).unwrap_or("");
     // hcl-edit rejects a repeated argument while parsing; report it the way hcl does.

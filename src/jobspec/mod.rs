@@ -32,6 +32,7 @@ mod decode;
 pub mod diag;
 pub use crate::api::duration;
 mod eval;
+mod format;
 mod functions;
 mod init;
 mod job_blocks;
@@ -58,6 +59,7 @@ use crate::api::Job;
 
 pub use canonicalize::{canonicalize, DEFAULT_KILL_TIMEOUT};
 pub use diag::{Diagnostic, Pos, SourceRange};
+pub use format::format;
 pub use init::init_job;
 pub use validate::{
     format_multierror, format_warnings, validate, ValidationError, JOB_MAX_PRIORITY,

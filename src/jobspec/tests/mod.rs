@@ -112,6 +112,7 @@ mod blocks2;
 mod connect;
 mod corpus;
 mod defaults;
+mod format;
 mod parse;
 mod validation;
 mod validation_blocks;

@@ -16,6 +16,7 @@ mod node;
 mod output;
 mod server;
 mod status;
+mod system;
 mod version;
 
 #[cfg(test)]
@@ -69,6 +70,9 @@ pub enum Command {
     Server(server::ServerCommand),
     /// Display the status output for a resource
     Status(status::Args),
+    /// Interact with the system API
+    #[command(subcommand)]
+    System(system::SystemCommand),
     /// Prints the Nomad version
     Version,
     /// Run a new job or update an existing job (alias of `job run`)
@@ -96,6 +100,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Node(c) => node::run(c).await,
         Command::Server(c) => server::run(c).await,
         Command::Status(a) => status::run(a, &a.global).await,
+        Command::System(c) => system::run(c).await,
         Command::Run(a) => job::run::run(a, &a.global).await,
         Command::Stop(a) => job::stop::run(a, &a.global).await,
         Command::Init(a) => job::init::run(a),

@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
+            [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
@@ -245,8 +246,36 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;eval' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete evaluations')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the set of evaluations processed by Nomad')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;eval;delete' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Delete the evaluations matching this filter expression (not supported yet)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Bypass the confirmation prompt')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;eval;list' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--per-page', '--per-page', [CompletionResultType]::ParameterName, 'How many results to show per page')
+            [CompletionResult]::new('--page-token', '--page-token', [CompletionResultType]::ParameterName, 'Where to start pagination')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Only show evaluations for this job ID')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only show evaluations with this status')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the evaluations in their JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'nomad;eval;status' {
@@ -262,8 +291,16 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;eval;help' {
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete evaluations')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the set of evaluations processed by Nomad')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;eval;help;delete' {
+            break
+        }
+        'nomad;eval;help;list' {
             break
         }
         'nomad;eval;help;status' {
@@ -539,6 +576,69 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;system' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Run the system garbage collection process')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Perform system reconciliation tasks')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;system;gc' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;system;reconcile' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('summaries', 'summaries', [CompletionResultType]::ParameterValue, 'Reconciles the summaries of all registered jobs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;system;reconcile;summaries' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;system;reconcile;help' {
+            [CompletionResult]::new('summaries', 'summaries', [CompletionResultType]::ParameterValue, 'Reconciles the summaries of all registered jobs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;system;reconcile;help;summaries' {
+            break
+        }
+        'nomad;system;reconcile;help;help' {
+            break
+        }
+        'nomad;system;help' {
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Run the system garbage collection process')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Perform system reconciliation tasks')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;system;help;gc' {
+            break
+        }
+        'nomad;system;help;reconcile' {
+            [CompletionResult]::new('summaries', 'summaries', [CompletionResultType]::ParameterValue, 'Reconciles the summaries of all registered jobs')
+            break
+        }
+        'nomad;system;help;reconcile;summaries' {
+            break
+        }
+        'nomad;system;help;help' {
+            break
+        }
         'nomad;version' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -631,6 +731,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
+            [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
@@ -687,7 +788,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;eval' {
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete evaluations')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the set of evaluations processed by Nomad')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display evaluation status and placement failure reasons')
+            break
+        }
+        'nomad;help;eval;delete' {
+            break
+        }
+        'nomad;help;eval;list' {
             break
         }
         'nomad;help;eval;status' {
@@ -754,6 +863,21 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;status' {
+            break
+        }
+        'nomad;help;system' {
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Run the system garbage collection process')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Perform system reconciliation tasks')
+            break
+        }
+        'nomad;help;system;gc' {
+            break
+        }
+        'nomad;help;system;reconcile' {
+            [CompletionResult]::new('summaries', 'summaries', [CompletionResultType]::ParameterValue, 'Reconciles the summaries of all registered jobs')
+            break
+        }
+        'nomad;help;system;reconcile;summaries' {
             break
         }
         'nomad;help;version' {

@@ -61,6 +61,9 @@ _nomad() {
             nomad,stop)
                 cmd="nomad__subcmd__stop"
                 ;;
+            nomad,system)
+                cmd="nomad__subcmd__system"
+                ;;
             nomad,validate)
                 cmd="nomad__subcmd__validate"
                 ;;
@@ -133,14 +136,26 @@ _nomad() {
             nomad__subcmd__deployment__subcmd__help,unblock)
                 cmd="nomad__subcmd__deployment__subcmd__help__subcmd__unblock"
                 ;;
+            nomad__subcmd__eval,delete)
+                cmd="nomad__subcmd__eval__subcmd__delete"
+                ;;
             nomad__subcmd__eval,help)
                 cmd="nomad__subcmd__eval__subcmd__help"
+                ;;
+            nomad__subcmd__eval,list)
+                cmd="nomad__subcmd__eval__subcmd__list"
                 ;;
             nomad__subcmd__eval,status)
                 cmd="nomad__subcmd__eval__subcmd__status"
                 ;;
+            nomad__subcmd__eval__subcmd__help,delete)
+                cmd="nomad__subcmd__eval__subcmd__help__subcmd__delete"
+                ;;
             nomad__subcmd__eval__subcmd__help,help)
                 cmd="nomad__subcmd__eval__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__eval__subcmd__help,list)
+                cmd="nomad__subcmd__eval__subcmd__help__subcmd__list"
                 ;;
             nomad__subcmd__eval__subcmd__help,status)
                 cmd="nomad__subcmd__eval__subcmd__help__subcmd__status"
@@ -190,6 +205,9 @@ _nomad() {
             nomad__subcmd__help,stop)
                 cmd="nomad__subcmd__help__subcmd__stop"
                 ;;
+            nomad__subcmd__help,system)
+                cmd="nomad__subcmd__help__subcmd__system"
+                ;;
             nomad__subcmd__help,validate)
                 cmd="nomad__subcmd__help__subcmd__validate"
                 ;;
@@ -222,6 +240,12 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__deployment,unblock)
                 cmd="nomad__subcmd__help__subcmd__deployment__subcmd__unblock"
+                ;;
+            nomad__subcmd__help__subcmd__eval,delete)
+                cmd="nomad__subcmd__help__subcmd__eval__subcmd__delete"
+                ;;
+            nomad__subcmd__help__subcmd__eval,list)
+                cmd="nomad__subcmd__help__subcmd__eval__subcmd__list"
                 ;;
             nomad__subcmd__help__subcmd__eval,status)
                 cmd="nomad__subcmd__help__subcmd__eval__subcmd__status"
@@ -261,6 +285,15 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
+                ;;
+            nomad__subcmd__help__subcmd__system,gc)
+                cmd="nomad__subcmd__help__subcmd__system__subcmd__gc"
+                ;;
+            nomad__subcmd__help__subcmd__system,reconcile)
+                cmd="nomad__subcmd__help__subcmd__system__subcmd__reconcile"
+                ;;
+            nomad__subcmd__help__subcmd__system__subcmd__reconcile,summaries)
+                cmd="nomad__subcmd__help__subcmd__system__subcmd__reconcile__subcmd__summaries"
                 ;;
             nomad__subcmd__job,allocs)
                 cmd="nomad__subcmd__job__subcmd__allocs"
@@ -352,6 +385,39 @@ _nomad() {
             nomad__subcmd__server__subcmd__help,members)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__members"
                 ;;
+            nomad__subcmd__system,gc)
+                cmd="nomad__subcmd__system__subcmd__gc"
+                ;;
+            nomad__subcmd__system,help)
+                cmd="nomad__subcmd__system__subcmd__help"
+                ;;
+            nomad__subcmd__system,reconcile)
+                cmd="nomad__subcmd__system__subcmd__reconcile"
+                ;;
+            nomad__subcmd__system__subcmd__help,gc)
+                cmd="nomad__subcmd__system__subcmd__help__subcmd__gc"
+                ;;
+            nomad__subcmd__system__subcmd__help,help)
+                cmd="nomad__subcmd__system__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__system__subcmd__help,reconcile)
+                cmd="nomad__subcmd__system__subcmd__help__subcmd__reconcile"
+                ;;
+            nomad__subcmd__system__subcmd__help__subcmd__reconcile,summaries)
+                cmd="nomad__subcmd__system__subcmd__help__subcmd__reconcile__subcmd__summaries"
+                ;;
+            nomad__subcmd__system__subcmd__reconcile,help)
+                cmd="nomad__subcmd__system__subcmd__reconcile__subcmd__help"
+                ;;
+            nomad__subcmd__system__subcmd__reconcile,summaries)
+                cmd="nomad__subcmd__system__subcmd__reconcile__subcmd__summaries"
+                ;;
+            nomad__subcmd__system__subcmd__reconcile__subcmd__help,help)
+                cmd="nomad__subcmd__system__subcmd__reconcile__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__system__subcmd__reconcile__subcmd__help,summaries)
+                cmd="nomad__subcmd__system__subcmd__reconcile__subcmd__help__subcmd__summaries"
+                ;;
             *)
                 ;;
         esac
@@ -359,7 +425,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help"
+            opts="-v -h --version --help agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -931,7 +997,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval)
-            opts="-h --help status help"
+            opts="-h --help delete list status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -944,9 +1010,57 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__eval__subcmd__help)
-            opts="status help"
+        nomad__subcmd__eval__subcmd__delete)
+            opts="-h --address --region --namespace --token --filter --yes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__eval__subcmd__help)
+            opts="delete list status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__eval__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -972,6 +1086,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__eval__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__eval__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -979,6 +1107,52 @@ _nomad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__eval__subcmd__list)
+            opts="-h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-page)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1039,7 +1213,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help"
+            opts="agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1221,8 +1395,36 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__eval)
-            opts="status"
+            opts="delete list status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__eval__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__eval__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1559,6 +1761,62 @@ _nomad() {
         nomad__subcmd__help__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__system)
+            opts="gc reconcile"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__system__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__system__subcmd__reconcile)
+            opts="summaries"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__system__subcmd__reconcile__subcmd__summaries)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2425,6 +2683,206 @@ _nomad() {
         nomad__subcmd__stop)
             opts="-h --address --region --namespace --token --detach --purge --yes --global --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system)
+            opts="-h --help gc reconcile help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__gc)
+            opts="-h --address --region --namespace --token --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__help)
+            opts="gc reconcile help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__help__subcmd__reconcile)
+            opts="summaries"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__help__subcmd__reconcile__subcmd__summaries)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__reconcile)
+            opts="-h --help summaries help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__reconcile__subcmd__help)
+            opts="summaries help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__reconcile__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__reconcile__subcmd__help__subcmd__summaries)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__system__subcmd__reconcile__subcmd__summaries)
+            opts="-h --address --region --namespace --token --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

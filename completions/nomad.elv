@@ -31,6 +31,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
             cand status 'Display the status output for a resource'
+            cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
@@ -216,8 +217,34 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;eval'= {
             cand -h 'Print help'
             cand --help 'Print help'
+            cand delete 'Delete evaluations'
+            cand list 'List the set of evaluations processed by Nomad'
             cand status 'Display evaluation status and placement failure reasons'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;eval;delete'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --filter 'Delete the evaluations matching this filter expression (not supported yet)'
+            cand --yes 'Bypass the confirmation prompt'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;eval;list'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --per-page 'How many results to show per page'
+            cand --page-token 'Where to start pagination'
+            cand --job 'Only show evaluations for this job ID'
+            cand --status 'Only show evaluations with this status'
+            cand --verbose 'Show full information'
+            cand --json 'Output the evaluations in their JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'nomad;eval;status'= {
             cand --address 'The address of the Nomad server'
@@ -231,8 +258,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --help 'Print help'
         }
         &'nomad;eval;help'= {
+            cand delete 'Delete evaluations'
+            cand list 'List the set of evaluations processed by Nomad'
             cand status 'Display evaluation status and placement failure reasons'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;eval;help;delete'= {
+        }
+        &'nomad;eval;help;list'= {
         }
         &'nomad;eval;help;status'= {
         }
@@ -470,6 +503,57 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;system'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand gc 'Run the system garbage collection process'
+            cand reconcile 'Perform system reconciliation tasks'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;system;gc'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;system;reconcile'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand summaries 'Reconciles the summaries of all registered jobs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;system;reconcile;summaries'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;system;reconcile;help'= {
+            cand summaries 'Reconciles the summaries of all registered jobs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;system;reconcile;help;summaries'= {
+        }
+        &'nomad;system;reconcile;help;help'= {
+        }
+        &'nomad;system;help'= {
+            cand gc 'Run the system garbage collection process'
+            cand reconcile 'Perform system reconciliation tasks'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;system;help;gc'= {
+        }
+        &'nomad;system;help;reconcile'= {
+            cand summaries 'Reconciles the summaries of all registered jobs'
+        }
+        &'nomad;system;help;reconcile;summaries'= {
+        }
+        &'nomad;system;help;help'= {
+        }
         &'nomad;version'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -555,6 +639,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
             cand status 'Display the status output for a resource'
+            cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
@@ -598,7 +683,13 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;deployment;unblock'= {
         }
         &'nomad;help;eval'= {
+            cand delete 'Delete evaluations'
+            cand list 'List the set of evaluations processed by Nomad'
             cand status 'Display evaluation status and placement failure reasons'
+        }
+        &'nomad;help;eval;delete'= {
+        }
+        &'nomad;help;eval;list'= {
         }
         &'nomad;help;eval;status'= {
         }
@@ -647,6 +738,17 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;server;members'= {
         }
         &'nomad;help;status'= {
+        }
+        &'nomad;help;system'= {
+            cand gc 'Run the system garbage collection process'
+            cand reconcile 'Perform system reconciliation tasks'
+        }
+        &'nomad;help;system;gc'= {
+        }
+        &'nomad;help;system;reconcile'= {
+            cand summaries 'Reconciles the summaries of all registered jobs'
+        }
+        &'nomad;help;system;reconcile;summaries'= {
         }
         &'nomad;help;version'= {
         }

@@ -35,6 +35,7 @@ complete -c nomad -n "__fish_nomad_needs_command" -f -a "job" -d 'Interact with 
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "node" -d 'Interact with nodes'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "server" -d 'Interact with servers'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "system" -d 'Interact with the system API'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "version" -d 'Prints the Nomad version'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
@@ -154,9 +155,29 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "unblock" -d 'Unblock a blocked deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from delete list status help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from delete list status help" -f -a "delete" -d 'Delete evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from delete list status help" -f -a "list" -d 'List the set of evaluations processed by Nomad'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from delete list status help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from delete list status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l filter -d 'Delete the evaluations matching this filter expression (not supported yet)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l yes -d 'Bypass the confirmation prompt'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l per-page -d 'How many results to show per page' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l page-token -d 'Where to start pagination' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l job -d 'Only show evaluations for this job ID' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l status -d 'Only show evaluations with this status' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l json -d 'Output the evaluations in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -165,6 +186,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l json -d 'Output the evaluation in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the set of evaluations processed by Nomad'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l list -d 'List the files whose formatting changes' -r -f -a "true\t''
@@ -314,6 +337,21 @@ complete -c nomad -n "__fish_nomad_using_subcommand status" -l namespace -d 'The
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and not __fish_seen_subcommand_from gc reconcile help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and not __fish_seen_subcommand_from gc reconcile help" -f -a "gc" -d 'Run the system garbage collection process'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and not __fish_seen_subcommand_from gc reconcile help" -f -a "reconcile" -d 'Perform system reconciliation tasks'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and not __fish_seen_subcommand_from gc reconcile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from gc" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from gc" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from gc" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from gc" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from reconcile" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from reconcile" -f -a "summaries" -d 'Reconciles the summaries of all registered jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from reconcile" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Run the system garbage collection process'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from help" -f -a "reconcile" -d 'Perform system reconciliation tasks'
+complete -c nomad -n "__fish_nomad_using_subcommand system; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand version" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -368,23 +406,24 @@ complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stdout -d 'Display 
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "init"
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "system" -d 'Interact with the system API'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "list" -d 'List all deployments'
@@ -394,6 +433,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "pause" -d 'Pause a deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "resume" -d 'Resume a paused deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "unblock" -d 'Unblock a blocked deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "delete" -d 'Delete evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "list" -d 'List the set of evaluations processed by Nomad'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "status" -d 'Display evaluation status and placement failure reasons'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "run" -d 'Run a new job or update an existing job'
@@ -407,3 +448,5 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "gc" -d 'Run the system garbage collection process'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "reconcile" -d 'Perform system reconciliation tasks'

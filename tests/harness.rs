@@ -261,6 +261,18 @@ fn kill_processes_under(dir: &Path) {
 
 /// A minimal blocking HTTP/1.1 client (no async runtime in tests): (status, body).
 pub fn http(method: &str, url: &str, body: Option<&str>) -> std::io::Result<(u16, String)> {
+    http_with_headers(method, url, body).map(|(code, _, body)| (code, body))
+}
+
+/// Response headers, names lower-cased.
+pub type Headers = Vec<(String, String)>;
+
+/// As [`http`], with the response headers.
+pub fn http_with_headers(
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+) -> std::io::Result<(u16, Headers, String)> {
     use std::io::{Read, Write};
     let rest = url.strip_prefix("http://").unwrap_or(url);
     let (host, path) = rest
@@ -292,7 +304,13 @@ pub fn http(method: &str, url: &str, body: Option<&str>) -> std::io::Result<(u16
     } else {
         body.to_string()
     };
-    Ok((code, body))
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Ok((code, headers, body))
 }
 
 fn dechunk(mut s: &str) -> String {

@@ -101,6 +101,8 @@ pub struct ServerConfig {
     pub num_schedulers: Option<u32>,
     /// Addresses of other servers to join.
     pub retry_join: Vec<String>,
+    /// Core GC thresholds and interval.
+    pub gc: crate::server::core_gc::GcThresholds,
 }
 
 /// Resources held back from scheduling on this node (`client { reserved { ... } }`).
@@ -245,7 +247,7 @@ impl AgentConfig {
         for path in &flags.config {
             for file in config_files(path)? {
                 let parsed = read_file(&file)?;
-                config.merge_file(parsed, &file);
+                config.merge_file(parsed, &file)?;
             }
         }
         config.apply_flags(flags);
@@ -253,7 +255,7 @@ impl AgentConfig {
         Ok(config)
     }
 
-    fn merge_file(&mut self, f: FileConfig, path: &Path) {
+    fn merge_file(&mut self, f: FileConfig, path: &Path) -> Result<(), ConfigError> {
         set(&mut self.region, f.region);
         set(&mut self.datacenter, f.datacenter);
         set(&mut self.node_name, f.name);
@@ -291,6 +293,30 @@ impl AgentConfig {
                 .retry_join
                 .extend(s.retry_join.unwrap_or_default());
             set_opt(&mut self.data_dir, s.data_dir);
+            let gc = &mut self.server.gc;
+            for (dst, key, value) in [
+                (&mut gc.interval, "job_gc_interval", s.job_gc_interval),
+                (&mut gc.job, "job_gc_threshold", s.job_gc_threshold),
+                (&mut gc.eval, "eval_gc_threshold", s.eval_gc_threshold),
+                (
+                    &mut gc.batch_eval,
+                    "batch_eval_gc_threshold",
+                    s.batch_eval_gc_threshold,
+                ),
+                (
+                    &mut gc.deployment,
+                    "deployment_gc_threshold",
+                    s.deployment_gc_threshold,
+                ),
+                (&mut gc.node, "node_gc_threshold", s.node_gc_threshold),
+            ] {
+                if let Some(v) = value {
+                    *dst = gc_duration(&v).map_err(|message| ConfigError::Decode {
+                        path: path.to_path_buf(),
+                        message: format!("server.{key}: {message}"),
+                    })?;
+                }
+            }
         }
         if let Some(c) = f.client {
             let dst = &mut self.client;
@@ -322,6 +348,7 @@ impl AgentConfig {
         }
         self.unknown_keys.extend(f.unknown);
         self.files.push(path.to_path_buf());
+        Ok(())
     }
 
     /// Flags win over files; boolean flags can only switch a mode on, as in Nomad.
@@ -426,3 +453,11 @@ use file::{config_files, merge_json, read_file, FileConfig};
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
+
+/// A GC threshold or interval: a Go duration, not negative.
+fn gc_duration(s: &str) -> Result<std::time::Duration, String> {
+    let ns = crate::api::duration::parse_go_duration(s)?;
+    u64::try_from(ns)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|_| format!("duration {s:?} must not be negative"))
+}

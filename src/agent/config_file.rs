@@ -130,6 +130,12 @@ pub(super) struct FileServer {
     pub(super) data_dir: Option<PathBuf>,
     pub(super) retry_join: Option<Vec<String>>,
     pub(super) server_join: Option<FileServerJoin>,
+    pub(super) job_gc_interval: Option<String>,
+    pub(super) job_gc_threshold: Option<String>,
+    pub(super) eval_gc_threshold: Option<String>,
+    pub(super) batch_eval_gc_threshold: Option<String>,
+    pub(super) deployment_gc_threshold: Option<String>,
+    pub(super) node_gc_threshold: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -183,6 +189,12 @@ const SERVER_KEYS: &[&str] = &[
     "data_dir",
     "retry_join",
     "server_join",
+    "job_gc_interval",
+    "job_gc_threshold",
+    "eval_gc_threshold",
+    "batch_eval_gc_threshold",
+    "deployment_gc_threshold",
+    "node_gc_threshold",
 ];
 const CLIENT_KEYS: &[&str] = &[
     "enabled",

@@ -292,3 +292,40 @@ fn broken_files_name_the_file() {
     .expect_err("missing file");
     assert!(matches!(err, ConfigError::Read { .. }), "{err}");
 }
+
+#[test]
+fn gc_thresholds_come_from_the_server_block() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write(
+        dir.path(),
+        "gc.hcl",
+        "server {\n  job_gc_threshold = \"2h\"\n  eval_gc_threshold = \"30m\"\n  job_gc_interval = \"10s\"\n}\n",
+    );
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![f],
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(c.server.gc.job, std::time::Duration::from_secs(7200));
+    assert_eq!(c.server.gc.eval, std::time::Duration::from_secs(1800));
+    assert_eq!(c.server.gc.interval, std::time::Duration::from_secs(10));
+    // Unset ones keep Nomad's defaults.
+    assert_eq!(c.server.gc.node, std::time::Duration::from_secs(24 * 3600));
+
+    let bad = write(
+        dir.path(),
+        "bad.hcl",
+        "server {\n  node_gc_threshold = \"soon\"\n}\n",
+    );
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![bad],
+        ..flags()
+    })
+    .expect_err("bad duration");
+    assert!(
+        err.to_string().contains("server.node_gc_threshold"),
+        "{err}"
+    );
+}

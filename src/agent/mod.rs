@@ -130,6 +130,7 @@ impl Agent {
                         .map(|n| n as usize)
                         .unwrap_or(defaults.num_schedulers),
                     bootstrap_expect: config.server.bootstrap_expect,
+                    gc: config.server.gc,
                     ..defaults
                 })
                 .await?,

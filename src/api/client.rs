@@ -162,6 +162,8 @@ pub struct QueryMeta {
     pub last_index: u64,
     pub known_leader: bool,
     pub last_contact: Duration,
+    /// `X-Nomad-NextToken`: the token of the next page of a paginated list.
+    pub next_token: String,
 }
 
 /// What the agent said about a write (`X-Nomad-Index`).
@@ -866,6 +868,37 @@ impl Client {
         )
     }
 
+    /// `DELETE /v1/evaluations`: returns how many were deleted.
+    pub async fn delete_evaluations(&self, ids: &[String]) -> Result<u64> {
+        #[derive(Serialize)]
+        struct Req<'a> {
+            #[serde(rename = "EvalIDs")]
+            ids: &'a [String],
+        }
+        let (resp, _): (Value, _) = self
+            .write(Method::DELETE, "/v1/evaluations", Some(&Req { ids }), None)
+            .await?;
+        Ok(resp.get("Count").and_then(Value::as_u64).unwrap_or(0))
+    }
+
+    /// `PUT /v1/system/gc`: a forced garbage collection.
+    pub async fn system_gc(&self) -> Result<()> {
+        self.write_no_body(Method::PUT, "/v1/system/gc").await
+    }
+
+    /// `PUT /v1/system/reconcile/summaries`.
+    pub async fn system_reconcile_summaries(&self) -> Result<()> {
+        self.write_no_body(Method::PUT, "/v1/system/reconcile/summaries")
+            .await
+    }
+
+    /// A write whose answer has no body.
+    async fn write_no_body(&self, method: Method, path: &str) -> Result<()> {
+        let url = self.url(path, None);
+        self.send(method, url, None).await?;
+        Ok(())
+    }
+
     // ---- status, agent, regions, search ----
 
     pub async fn status_leader(&self) -> Result<String> {
@@ -1020,6 +1053,11 @@ fn query_meta(h: &reqwest::header::HeaderMap) -> QueryMeta {
             .map(|v| v == "true")
             .unwrap_or(false),
         last_contact: Duration::from_millis(header_u64(h, "X-Nomad-LastContact")),
+        next_token: h
+            .get("X-Nomad-NextToken")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string(),
     }
 }
 
@@ -1194,7 +1232,8 @@ mod tests {
             QueryMeta {
                 last_index: 27,
                 known_leader: true,
-                last_contact: Duration::from_millis(12)
+                last_contact: Duration::from_millis(12),
+                next_token: String::new(),
             }
         );
         let err = c.job("nope", None).await.unwrap_err();

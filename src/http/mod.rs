@@ -24,6 +24,7 @@ mod query;
 mod respond;
 mod sanitize;
 mod serve;
+mod system;
 
 #[cfg(test)]
 mod tests;
@@ -108,6 +109,11 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/health", any(agent::health))
         .route("/v1/agent/members", any(agent::members))
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
+        .route("/v1/system/gc", any(system::gc))
+        .route(
+            "/v1/system/reconcile/summaries",
+            any(system::reconcile_summaries),
+        )
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         // Job bodies with big templates exceed axum's 2 MB default.

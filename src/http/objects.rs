@@ -1,6 +1,7 @@
 //! `/v1/allocations`, `/v1/allocation/<id>`, `/v1/nodes`, `/v1/node/<id>[/allocations]`,
 //! `/v1/evaluations`, `/v1/evaluation/<id>[/allocations]`.
 
+use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::Method;
@@ -172,10 +173,13 @@ async fn node_inner(
     }
 }
 
-pub async fn evals_list(State(st): State<HttpState>, req: Req) -> Response {
-    evals_list_inner(&st, &req)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
+pub async fn evals_list(State(st): State<HttpState>, req: Req, body: Bytes) -> Response {
+    let out = if req.method == Method::DELETE {
+        super::system::delete_evals(&st, &req, &body).await
+    } else {
+        evals_list_inner(&st, &req).await
+    };
+    out.unwrap_or_else(IntoResponse::into_response)
 }
 
 async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
@@ -196,7 +200,11 @@ async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
         Ok((snap.table_index(Table::Evals), evals))
     })
     .await?;
-    Ok(json(&evals, req.pretty(), Some(meta)))
+    let (page, next) = super::system::paginate(evals, req)?;
+    Ok(super::system::with_next_token(
+        json(&page, req.pretty(), Some(meta)),
+        next,
+    ))
 }
 
 pub async fn eval_specific(

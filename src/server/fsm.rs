@@ -91,6 +91,11 @@ pub enum Command {
         eval: Option<Evaluation>,
         time: i64,
     },
+    /// Remove garbage: terminal jobs, evals, allocs, deployments and down nodes (core GC), or
+    /// evals an operator deletes.
+    Reap(super::state::Reap),
+    /// Recount every job's summary from its allocs (`nomad system reconcile summaries`).
+    ReconcileSummaries,
 }
 
 /// What applying a command yields to the proposer.
@@ -293,6 +298,12 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 apply_status_update(s, index, u, *time);
             }
             register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
+        }
+        Command::Reap(r) => s.reap(index, r),
+        Command::ReconcileSummaries => {
+            for job in s.jobs(None) {
+                s.refresh_job(index, &(job.namespace.clone(), job.id.clone()));
+            }
         }
     }
     Ok(())

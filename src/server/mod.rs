@@ -9,6 +9,7 @@
 //! `Server` owns every long-lived task it starts and joins them on `shutdown`.
 
 pub mod blocked_evals;
+pub mod core_gc;
 mod deployment_watcher;
 pub mod endpoints;
 mod error;
@@ -55,6 +56,8 @@ pub struct ServerConfig {
     pub min_heartbeat_ttl: Duration,
     pub heartbeat_grace: Duration,
     pub max_heartbeats_per_second: f64,
+    /// Core GC thresholds and interval (`server { job_gc_threshold ... }`).
+    pub gc: core_gc::GcThresholds,
 }
 
 impl Default for ServerConfig {
@@ -72,6 +75,7 @@ impl Default for ServerConfig {
             min_heartbeat_ttl: Duration::from_secs(10),
             heartbeat_grace: Duration::from_secs(10),
             max_heartbeats_per_second: 50.0,
+            gc: core_gc::GcThresholds::default(),
         }
     }
 }
@@ -165,6 +169,7 @@ impl Server {
         server.spawn(plan_apply::run(server.clone(), plan_rx));
         server.spawn(leader::run(server.clone(), eval_rx));
         server.spawn(heartbeat::run(server.clone()));
+        server.spawn(core_gc::run(server.clone(), server.config().gc));
         for i in 0..server.inner.config.num_schedulers.max(1) {
             server.spawn(worker::run(server.clone(), i as u64));
         }
@@ -265,3 +270,6 @@ impl Server {
 mod system_tests;
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod core_gc_tests;

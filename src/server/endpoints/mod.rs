@@ -2,5 +2,6 @@
 //! IDs (so the FSM stays deterministic), proposes one `Command`, and answers with the index.
 
 pub mod deployment;
+pub mod eval;
 pub mod job;
 pub mod node;

@@ -1,0 +1,66 @@
+//! `nomad eval delete [options] <evaluation>`: remove an evaluation while the broker is paused.
+
+use anyhow::anyhow;
+
+use crate::meta::{self, GlobalArgs};
+use crate::output;
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Delete the evaluations matching this filter expression (not supported yet).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Bypass the confirmation prompt.
+    #[arg(long)]
+    pub yes: bool,
+    /// The evaluation ID or prefix.
+    pub evals: Vec<String>,
+}
+
+pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
+    let filter = args.filter.as_deref().unwrap_or("");
+    if (filter.is_empty() && args.evals.is_empty())
+        || (!filter.is_empty() && !args.evals.is_empty())
+    {
+        return Err(anyhow!(
+            "Error validating command args and flags: evaluation ID or filter flag required"
+        ));
+    }
+    if args.evals.len() > 1 {
+        return Err(anyhow!(
+            "Error validating command args and flags: expected 1 argument, got {}",
+            args.evals.len()
+        ));
+    }
+    if !filter.is_empty() {
+        return Err(anyhow!(
+            "Error deleting evaluations: filter expressions are not supported yet; pass an evaluation ID"
+        ));
+    }
+    let client = g.client()?;
+    let evals = meta::evals_by_prefix(&client, &args.evals[0]).await?;
+    if evals.len() > 1 {
+        return Err(anyhow!(
+            "Prefix matched multiple evaluations\n\n{}",
+            super::status::eval_list(&evals, false)
+        ));
+    }
+    let ids = vec![evals[0].id.clone()];
+    match client.delete_evaluations(&ids).await {
+        Ok(n) if n > 0 => {
+            let noun = if n > 1 { "evaluations" } else { "evaluation" };
+            output::out(format!("Successfully deleted {n} {noun}"))?;
+            Ok(0)
+        }
+        Ok(_) => {
+            output::out("No evaluations were deleted")?;
+            Ok(0)
+        }
+        Err(e) => {
+            output::err(format!("Error deleting evaluations: {e}"));
+            Ok(1)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `nomad eval list [options]`: evaluations, a page at a time.
+
+use anyhow::Context as _;
+use nomad::api::client::QueryOptions;
+
+use crate::meta::GlobalArgs;
+use crate::output;
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Show full information.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Output the evaluations in their JSON format.
+    #[arg(long)]
+    pub json: bool,
+    /// How many results to show per page.
+    #[arg(long = "per-page", value_name = "N", default_value_t = 0)]
+    pub per_page: u32,
+    /// Where to start pagination.
+    #[arg(long = "page-token", value_name = "TOKEN")]
+    pub page_token: Option<String>,
+    /// Only show evaluations for this job ID.
+    #[arg(long, value_name = "JOB")]
+    pub job: Option<String>,
+    /// Only show evaluations with this status.
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+}
+
+pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
+    let client = g.client()?;
+    let mut q = QueryOptions::default();
+    if args.per_page > 0 {
+        q.params
+            .push(("per_page".into(), args.per_page.to_string()));
+    }
+    if let Some(t) = &args.page_token {
+        q.params.push(("next_token".into(), t.clone()));
+    }
+    if let Some(j) = &args.job {
+        q.params.push(("job".into(), j.clone()));
+    }
+    if let Some(s) = &args.status {
+        q.params.push(("status".into(), s.clone()));
+    }
+    let (evals, meta) = client
+        .evaluations(Some(&q))
+        .await
+        .context("Error querying evaluations")?;
+    if args.json {
+        output::out(output::json_pretty(&evals)?)?;
+        return Ok(0);
+    }
+    if evals.is_empty() {
+        output::out("No evals found")?;
+        return Ok(0);
+    }
+    output::out(super::status::eval_list(&evals, args.verbose))?;
+    if !meta.next_token.is_empty() {
+        let argv: Vec<String> = std::env::args().collect();
+        output::out(format!(
+            "\nResults have been paginated. To get the next page run:\n\n{} -page-token {}",
+            args_without_page_token(&argv),
+            meta.next_token
+        ))?;
+    }
+    Ok(0)
+}
+
+/// The command line without its `-page-token` flag (Nomad's `argsWithoutPageToken`).
+fn args_without_page_token(argv: &[String]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        let bare = arg.trim_start_matches('-');
+        if arg.starts_with('-') && bare.starts_with("page-token") {
+            i += if arg.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        out.push(arg.as_str());
+        i += 1;
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_token_is_dropped_in_both_spellings() {
+        let v = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            args_without_page_token(&v("nomad eval list -per-page 2 -page-token 5.abc")),
+            "nomad eval list -per-page 2"
+        );
+        assert_eq!(
+            args_without_page_token(&v("nomad eval list -page-token=5.abc -verbose")),
+            "nomad eval list -verbose"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Core GC and evaluation housekeeping through the real agent: `nomad system gc` removes a
+//! finished batch job with its evals and allocs; `nomad eval list` pages; `nomad eval delete`
+//! refuses while the eval broker runs.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+const BATCH: &str = r#"job "report" {
+  datacenters = ["dc*"]
+  type        = "batch"
+  group "g" {
+    task "t" {
+      driver = "mock_driver"
+      config {
+        run_for = "100ms"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn system_gc_removes_a_finished_batch_job_and_eval_list_pages() {
+    let agent = Agent::dev();
+    let path = agent.path("report.nomad.hcl");
+    std::fs::write(&path, BATCH).expect("write job");
+    let run = agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]);
+    assert_exit(&run, 0);
+    wait_until(Duration::from_secs(60), "batch job dead", || {
+        let job = agent.get("/v1/job/report");
+        (job["Status"] == "dead").then_some(())
+    });
+    let evals = agent.get("/v1/evaluations");
+    let eval_id = evals[0]["ID"].as_str().expect("eval id").to_string();
+    let alloc_id = agent.get("/v1/allocations")[0]["ID"]
+        .as_str()
+        .expect("alloc id")
+        .to_string();
+
+    // Listing shows the eval in Nomad's table.
+    let list = agent.nomad(&["eval", "list"]);
+    assert_exit(&list, 0);
+    let text = stdout(&list);
+    assert!(
+        text.starts_with("ID        Priority  Triggered By  Job ID  Namespace  Node ID  Status    Placement Failures"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&eval_id[..8]) && text.contains("complete"),
+        "{text}"
+    );
+
+    // The broker runs, so deleting is refused with Nomad's reason.
+    let del = agent.nomad(&["eval", "delete", &eval_id]);
+    assert_exit(&del, 1);
+    assert!(
+        stderr(&del).contains("eval broker is enabled; eval broker must be paused to delete evals"),
+        "{}",
+        stderr(&del)
+    );
+
+    let gc = agent.nomad(&["system", "gc"]);
+    assert_exit(&gc, 0);
+    assert_eq!(stdout(&gc), "");
+    let (code, body) = http_get(&format!("{}/v1/job/report", agent.addr())).expect("get job");
+    assert_eq!((code, body.as_str()), (404, "job not found"));
+    let (code, _) = http_get(&format!("{}/v1/evaluation/{eval_id}", agent.addr())).expect("eval");
+    assert_eq!(code, 404);
+    let (code, _) = http_get(&format!("{}/v1/allocation/{alloc_id}", agent.addr())).expect("alloc");
+    assert_eq!(code, 404);
+    let none = agent.nomad(&["eval", "list"]);
+    assert_exit(&none, 0);
+    assert_eq!(stdout(&none).trim(), "No evals found");
+    assert_exit(&agent.nomad(&["system", "reconcile", "summaries"]), 0);
+}
+
+#[test]
+fn eval_list_pages_with_next_tokens() {
+    let agent = Agent::dev();
+    for i in 0..3 {
+        let hcl = BATCH.replace("\"report\"", &format!("\"report{i}\""));
+        let path = agent.path(&format!("r{i}.nomad.hcl"));
+        std::fs::write(&path, hcl).expect("write job");
+        assert_exit(
+            &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+            0,
+        );
+    }
+    let all = wait_until(Duration::from_secs(30), "three evals", || {
+        let evals = agent.get("/v1/evaluations");
+        (evals.as_array()?.len() == 3).then_some(evals)
+    });
+    let mut ids: Vec<&str> = all
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|e| e["ID"].as_str())
+        .collect();
+    ids.sort();
+
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    for _ in 0..3 {
+        let url = format!(
+            "{}/v1/evaluations?per_page=2&next_token={token}",
+            agent.addr()
+        );
+        let (code, headers, body) = http_with_headers("GET", &url, None).expect("page");
+        assert_eq!(code, 200, "{body}");
+        let page: Value = serde_json::from_str(&body).expect("json page");
+        seen.extend(
+            page.as_array()
+                .expect("page")
+                .iter()
+                .filter_map(|e| e["ID"].as_str().map(String::from)),
+        );
+        match headers.iter().find(|(k, _)| k == "x-nomad-nexttoken") {
+            Some((_, t)) => token = t.clone(),
+            None => break,
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, ids);
+
+    let paged = agent.nomad(&["eval", "list", "-per-page", "2"]);
+    assert_exit(&paged, 0);
+    let text = stdout(&paged);
+    assert!(
+        text.contains("Results have been paginated. To get the next page run:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("eval list -per-page 2 -page-token "),
+        "{text}"
+    );
+}

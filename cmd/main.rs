@@ -15,6 +15,7 @@ mod monitor;
 mod node;
 mod output;
 mod server;
+mod service;
 mod status;
 mod system;
 mod version;
@@ -68,6 +69,9 @@ pub enum Command {
     /// Interact with servers
     #[command(subcommand)]
     Server(server::ServerCommand),
+    /// Interact with registered services
+    #[command(subcommand)]
+    Service(service::ServiceCommand),
     /// Display the status output for a resource
     Status(status::Args),
     /// Interact with the system API
@@ -99,6 +103,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Job(c) => job::run(c).await,
         Command::Node(c) => node::run(c).await,
         Command::Server(c) => server::run(c).await,
+        Command::Service(c) => service::run(c).await,
         Command::Status(a) => status::run(a, &a.global).await,
         Command::System(c) => system::run(c).await,
         Command::Run(a) => job::run::run(a, &a.global).await,

@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
+            [CompletionResult]::new('service', 'service', [CompletionResultType]::ParameterValue, 'Interact with registered services')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
             [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
@@ -566,6 +567,64 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;server;help;help' {
             break
         }
+        'nomad;service' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Display all registered Nomad services')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Display an individual Nomad service registration')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Deregister a registered Nomad service')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;service;list' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the service registrations in their JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;service;info' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the service registrations in their JSON format')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information of each registration')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;service;delete' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;service;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Display all registered Nomad services')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Display an individual Nomad service registration')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Deregister a registered Nomad service')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;service;help;list' {
+            break
+        }
+        'nomad;service;help;info' {
+            break
+        }
+        'nomad;service;help;delete' {
+            break
+        }
+        'nomad;service;help;help' {
+            break
+        }
         'nomad;status' {
             [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
@@ -730,6 +789,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('job', 'job', [CompletionResultType]::ParameterValue, 'Interact with jobs')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
+            [CompletionResult]::new('service', 'service', [CompletionResultType]::ParameterValue, 'Interact with registered services')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
             [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
@@ -860,6 +920,21 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;server;members' {
+            break
+        }
+        'nomad;help;service' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Display all registered Nomad services')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Display an individual Nomad service registration')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Deregister a registered Nomad service')
+            break
+        }
+        'nomad;help;service;list' {
+            break
+        }
+        'nomad;help;service;info' {
+            break
+        }
+        'nomad;help;service;delete' {
             break
         }
         'nomad;help;status' {

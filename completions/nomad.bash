@@ -55,6 +55,9 @@ _nomad() {
             nomad,server)
                 cmd="nomad__subcmd__server"
                 ;;
+            nomad,service)
+                cmd="nomad__subcmd__service"
+                ;;
             nomad,status)
                 cmd="nomad__subcmd__status"
                 ;;
@@ -199,6 +202,9 @@ _nomad() {
             nomad__subcmd__help,server)
                 cmd="nomad__subcmd__help__subcmd__server"
                 ;;
+            nomad__subcmd__help,service)
+                cmd="nomad__subcmd__help__subcmd__service"
+                ;;
             nomad__subcmd__help,status)
                 cmd="nomad__subcmd__help__subcmd__status"
                 ;;
@@ -285,6 +291,15 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
+                ;;
+            nomad__subcmd__help__subcmd__service,delete)
+                cmd="nomad__subcmd__help__subcmd__service__subcmd__delete"
+                ;;
+            nomad__subcmd__help__subcmd__service,info)
+                cmd="nomad__subcmd__help__subcmd__service__subcmd__info"
+                ;;
+            nomad__subcmd__help__subcmd__service,list)
+                cmd="nomad__subcmd__help__subcmd__service__subcmd__list"
                 ;;
             nomad__subcmd__help__subcmd__system,gc)
                 cmd="nomad__subcmd__help__subcmd__system__subcmd__gc"
@@ -385,6 +400,30 @@ _nomad() {
             nomad__subcmd__server__subcmd__help,members)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__members"
                 ;;
+            nomad__subcmd__service,delete)
+                cmd="nomad__subcmd__service__subcmd__delete"
+                ;;
+            nomad__subcmd__service,help)
+                cmd="nomad__subcmd__service__subcmd__help"
+                ;;
+            nomad__subcmd__service,info)
+                cmd="nomad__subcmd__service__subcmd__info"
+                ;;
+            nomad__subcmd__service,list)
+                cmd="nomad__subcmd__service__subcmd__list"
+                ;;
+            nomad__subcmd__service__subcmd__help,delete)
+                cmd="nomad__subcmd__service__subcmd__help__subcmd__delete"
+                ;;
+            nomad__subcmd__service__subcmd__help,help)
+                cmd="nomad__subcmd__service__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__service__subcmd__help,info)
+                cmd="nomad__subcmd__service__subcmd__help__subcmd__info"
+                ;;
+            nomad__subcmd__service__subcmd__help,list)
+                cmd="nomad__subcmd__service__subcmd__help__subcmd__list"
+                ;;
             nomad__subcmd__system,gc)
                 cmd="nomad__subcmd__system__subcmd__gc"
                 ;;
@@ -425,7 +464,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help"
+            opts="-v -h --version --help agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1213,7 +1252,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help"
+            opts="agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1731,6 +1770,62 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__server__subcmd__members)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__service)
+            opts="list info delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__service__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__service__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__service__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2622,6 +2717,180 @@ _nomad() {
             ;;
         nomad__subcmd__server__subcmd__members)
             opts="-h --address --region --namespace --token --detailed --verbose --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service)
+            opts="-h --help list info delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__delete)
+            opts="-h --address --region --namespace --token --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__help)
+            opts="list info delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__info)
+            opts="-h --address --region --namespace --token --json --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__service__subcmd__list)
+            opts="-h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
+            cand service 'Interact with registered services'
             cand status 'Display the status output for a resource'
             cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
@@ -494,6 +495,55 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;server;help;help'= {
         }
+        &'nomad;service'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'Display all registered Nomad services'
+            cand info 'Display an individual Nomad service registration'
+            cand delete 'Deregister a registered Nomad service'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;service;list'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the service registrations in their JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;service;info'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the service registrations in their JSON format'
+            cand --verbose 'Display full information of each registration'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;service;delete'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;service;help'= {
+            cand list 'Display all registered Nomad services'
+            cand info 'Display an individual Nomad service registration'
+            cand delete 'Deregister a registered Nomad service'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;service;help;list'= {
+        }
+        &'nomad;service;help;info'= {
+        }
+        &'nomad;service;help;delete'= {
+        }
+        &'nomad;service;help;help'= {
+        }
         &'nomad;status'= {
             cand --address 'The address of the Nomad server'
             cand --region 'The region of the Nomad servers to forward commands to'
@@ -638,6 +688,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand job 'Interact with jobs'
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
+            cand service 'Interact with registered services'
             cand status 'Display the status output for a resource'
             cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
@@ -736,6 +787,17 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand members 'Display a list of known servers and their status'
         }
         &'nomad;help;server;members'= {
+        }
+        &'nomad;help;service'= {
+            cand list 'Display all registered Nomad services'
+            cand info 'Display an individual Nomad service registration'
+            cand delete 'Deregister a registered Nomad service'
+        }
+        &'nomad;help;service;list'= {
+        }
+        &'nomad;help;service;info'= {
+        }
+        &'nomad;help;service;delete'= {
         }
         &'nomad;help;status'= {
         }

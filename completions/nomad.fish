@@ -34,6 +34,7 @@ complete -c nomad -n "__fish_nomad_needs_command" -f -a "fmt" -d 'Rewrites Nomad
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "job" -d 'Interact with jobs'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "node" -d 'Interact with nodes'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "service" -d 'Interact with registered services'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "status" -d 'Display the status output for a resource'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "system" -d 'Interact with the system API'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "version" -d 'Prints the Nomad version'
@@ -331,6 +332,33 @@ complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subc
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "members" -d 'Display a list of known servers and their status'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "list" -d 'Display all registered Nomad services'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "info" -d 'Display an individual Nomad service registration'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "delete" -d 'Deregister a registered Nomad service'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l json -d 'Output the service registrations in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l json -d 'Output the service registrations in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l verbose -d 'Display full information of each registration'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from delete" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from delete" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from delete" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from delete" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "list" -d 'Display all registered Nomad services'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "info" -d 'Display an individual Nomad service registration'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Deregister a registered Nomad service'
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -406,24 +434,25 @@ complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stdout -d 'Display 
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "system" -d 'Interact with the system API'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "init"
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server status system version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "service" -d 'Interact with registered services'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "system" -d 'Interact with the system API'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "list" -d 'List all deployments'
@@ -448,5 +477,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "list" -d 'Display all registered Nomad services'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "info" -d 'Display an individual Nomad service registration'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "delete" -d 'Deregister a registered Nomad service'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "gc" -d 'Run the system garbage collection process'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "reconcile" -d 'Perform system reconciliation tasks'

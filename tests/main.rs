@@ -11,3 +11,4 @@ mod durability;
 mod examples;
 mod gc;
 mod quickstart;
+mod services;

@@ -899,6 +899,33 @@ impl Client {
         Ok(())
     }
 
+    // ---- services ----
+
+    pub async fn services(
+        &self,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<super::ServiceRegistrationListStub>, QueryMeta)> {
+        self.query("/v1/services", q).await
+    }
+
+    pub async fn service(
+        &self,
+        name: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(Vec<super::ServiceRegistration>, QueryMeta)> {
+        self.query(&format!("/v1/service/{}", escape(name)), q)
+            .await
+    }
+
+    pub async fn delete_service(&self, name: &str, id: &str) -> Result<()> {
+        let url = self.url(
+            &format!("/v1/service/{}/{}", escape(name), escape(id)),
+            None,
+        );
+        self.send(Method::DELETE, url, None).await?;
+        Ok(())
+    }
+
     // ---- status, agent, regions, search ----
 
     pub async fn status_leader(&self) -> Result<String> {

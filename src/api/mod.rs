@@ -16,6 +16,7 @@ pub mod job_blocks;
 pub mod node;
 pub mod operator;
 pub mod plan;
+pub mod service;
 
 pub use alloc::*;
 pub use deployment::*;
@@ -25,6 +26,7 @@ pub use job_blocks::*;
 pub use node::*;
 pub use operator::*;
 pub use plan::*;
+pub use service::*;
 
 /// Nanoseconds per second, for `Duration` fields that are Go `time.Duration`s.
 pub const SECOND: i64 = 1_000_000_000;

@@ -27,6 +27,8 @@ pub struct AllocRunnerParams {
     pub drivers: DriverRegistry,
     pub max_kill_timeout: Duration,
     pub updates: mpsc::UnboundedSender<Allocation>,
+    /// Where Nomad-native service registrations go; `None` in unit tests without a server.
+    pub services: Option<super::services::ServiceRegistrar>,
 }
 
 #[derive(Debug)]
@@ -87,6 +89,8 @@ pub struct AllocRunner {
     last_sent: Option<Allocation>,
     /// Set once the group is being torn down, so siblings are killed only once.
     killing: bool,
+    /// Whether the alloc's services are registered with the servers.
+    registered: bool,
 }
 
 impl AllocRunner {
@@ -102,6 +106,7 @@ impl AllocRunner {
             cmds: rx,
             last_sent: None,
             killing: false,
+            registered: false,
         };
         AllocRunnerHandle {
             alloc_id,
@@ -194,11 +199,33 @@ impl AllocRunner {
             states,
             &rfc3339(now_nanos()),
         );
+        self.sync_services(&update);
         if self.last_sent.as_ref() == Some(&update) {
             return;
         }
         self.last_sent = Some(update.clone());
         let _ = self.p.updates.send(update);
+    }
+
+    /// Advertise the alloc's services while it runs; withdraw them once it is being stopped
+    /// or has finished.
+    fn sync_services(&mut self, update: &Allocation) {
+        let Some(reg) = &self.p.services else {
+            return;
+        };
+        let running = update.client_status == crate::api::ALLOC_CLIENT_RUNNING;
+        if running && !self.killing && !self.registered {
+            self.registered = true;
+            reg.register(super::services::registrations(
+                &self.p.alloc,
+                &self.p.node,
+                &self.p.region,
+                &self.p.alloc_dir,
+            ));
+        } else if self.registered && (self.killing || update.client_terminal()) {
+            self.registered = false;
+            reg.deregister(&self.p.alloc.id);
+        }
     }
 
     fn all_dead(&self) -> bool {

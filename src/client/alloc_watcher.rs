@@ -26,6 +26,7 @@ struct Runners {
     live: BTreeMap<String, AllocRunnerHandle>,
     /// Runners of GC'd allocs, shutting down.
     retired: Vec<AllocRunnerHandle>,
+    services: Option<super::services::ServiceRegistrar>,
 }
 
 pub struct AllocWatcher {
@@ -50,9 +51,16 @@ impl AllocWatcher {
     /// Runs until shutdown; returns the live runners plus those still finishing for
     /// garbage-collected allocs, for the client to shut down and join.
     pub async fn run(self) -> Vec<AllocRunnerHandle> {
-        let mut state = Runners::default();
+        let mut state = Runners {
+            services: Some(super::services::ServiceRegistrar::spawn(
+                self.rpc.clone(),
+                self.node.id.clone(),
+                self.shutdown.clone(),
+            )),
+            ..Default::default()
+        };
         self.watch(&mut state).await;
-        let Runners { live, retired } = state;
+        let Runners { live, retired, .. } = state;
         live.into_values().chain(retired).collect()
     }
 
@@ -102,6 +110,7 @@ impl AllocWatcher {
                         drivers: self.drivers.clone(),
                         max_kill_timeout: self.cfg.max_kill_timeout,
                         updates: self.updates.clone(),
+                        services: state.services.clone(),
                     });
                     runners.insert(handle.alloc_id.clone(), handle);
                 }

@@ -14,6 +14,7 @@ pub mod config;
 pub mod fingerprint;
 pub mod heartbeat;
 pub mod network;
+pub mod services;
 pub mod task_runner;
 pub mod taskenv;
 

@@ -24,6 +24,7 @@ mod query;
 mod respond;
 mod sanitize;
 mod serve;
+mod services;
 mod system;
 
 #[cfg(test)]
@@ -110,6 +111,8 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/members", any(agent::members))
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
         .route("/v1/system/gc", any(system::gc))
+        .route("/v1/services", any(services::list))
+        .route("/v1/service/{*rest}", any(services::specific))
         .route(
             "/v1/system/reconcile/summaries",
             any(system::reconcile_summaries),

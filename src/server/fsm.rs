@@ -96,6 +96,14 @@ pub enum Command {
     Reap(super::state::Reap),
     /// Recount every job's summary from its allocs (`nomad system reconcile summaries`).
     ReconcileSummaries,
+    /// Clients register the Nomad-native services of their running allocs.
+    ServiceRegistrationUpsert {
+        services: Vec<crate::api::ServiceRegistration>,
+    },
+    /// An operator removes one registration (`nomad service delete`).
+    ServiceRegistrationDelete { namespace: String, id: String },
+    /// A client removes the registrations of allocs it stopped.
+    ServiceRegistrationDeleteByAlloc { alloc_ids: Vec<String> },
 }
 
 /// What applying a command yields to the proposer.
@@ -191,6 +199,10 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             if !s.update_node_status(index, node_id, status, *time) {
                 return Err(format!("node {node_id} not found"));
             }
+            if status == crate::api::NODE_STATUS_DOWN {
+                // A down node's services are unreachable: stop advertising them.
+                s.delete_services_where(index, |r| r.node_id == *node_id);
+            }
             for e in evals {
                 s.upsert_eval(index, e.clone());
             }
@@ -209,6 +221,14 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 .filter_map(|a| s.update_alloc_from_client(index, a, *time))
                 .map(|a| (*a).clone())
                 .collect();
+            let finished: std::collections::BTreeSet<&str> = updated
+                .iter()
+                .filter(|a| a.client_terminal())
+                .map(|a| a.id.as_str())
+                .collect();
+            if !finished.is_empty() {
+                s.delete_services_where(index, |r| finished.contains(r.alloc_id.as_str()));
+            }
             for e in evals {
                 s.upsert_eval(index, e.clone());
             }
@@ -299,7 +319,19 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             }
             register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
         }
-        Command::Reap(r) => s.reap(index, r),
+        Command::Reap(r) => {
+            s.reap(index, r);
+            s.delete_services_where(index, |reg| r.allocs.contains(&reg.alloc_id));
+        }
+        Command::ServiceRegistrationUpsert { services } => s.upsert_services(index, services),
+        Command::ServiceRegistrationDelete { namespace, id } => {
+            if !s.delete_service(index, namespace, id) {
+                return Err("service registration not found".to_string());
+            }
+        }
+        Command::ServiceRegistrationDeleteByAlloc { alloc_ids } => {
+            s.delete_services_where(index, |r| alloc_ids.contains(&r.alloc_id));
+        }
         Command::ReconcileSummaries => {
             for job in s.jobs(None) {
                 s.refresh_job(index, &(job.namespace.clone(), job.id.clone()));

@@ -27,7 +27,10 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         Command::NodeRegister { .. }
         | Command::ApplyPlan { .. }
         | Command::Reap(_)
-        | Command::ReconcileSummaries => Vec::new(),
+        | Command::ReconcileSummaries
+        | Command::ServiceRegistrationUpsert { .. }
+        | Command::ServiceRegistrationDelete { .. }
+        | Command::ServiceRegistrationDeleteByAlloc { .. } => Vec::new(),
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))

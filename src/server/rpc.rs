@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::api::{Allocation, Node};
+use crate::api::{Allocation, Node, ServiceRegistration};
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum RpcError {
@@ -63,4 +63,22 @@ pub trait ServerRpc: Send + Sync + 'static {
         min_index: u64,
         timeout: Duration,
     ) -> Result<ClientAllocs, RpcError>;
+    /// ServiceRegistration.Upsert: the Nomad-native services of allocs running on the node.
+    async fn service_register(
+        &self,
+        node_id: &str,
+        services: Vec<ServiceRegistration>,
+    ) -> Result<u64, RpcError> {
+        let _ = (node_id, services);
+        Err(RpcError::Internal(
+            "service registration is not supported by this server".to_string(),
+        ))
+    }
+    /// Remove the service registrations of allocs the node stopped.
+    async fn service_deregister_allocs(&self, alloc_ids: Vec<String>) -> Result<u64, RpcError> {
+        let _ = alloc_ids;
+        Err(RpcError::Internal(
+            "service registration is not supported by this server".to_string(),
+        ))
+    }
 }

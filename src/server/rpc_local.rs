@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::endpoints::node;
+use super::endpoints::{node, service};
 use super::rpc::{ClientAllocs, NodeUpdateResponse, RpcError, ServerRpc};
 use super::{Server, ServerError};
-use crate::api::{Allocation, Node};
+use crate::api::{Allocation, Node, ServiceRegistration};
 
 pub struct InProcessRpc {
     server: Server,
@@ -67,5 +67,21 @@ impl ServerRpc for InProcessRpc {
         node::get_client_allocs(&self.server, node_id, min_index, timeout)
             .await
             .map_err(|e| to_rpc(node_id, e))
+    }
+
+    async fn service_register(
+        &self,
+        node_id: &str,
+        services: Vec<ServiceRegistration>,
+    ) -> Result<u64, RpcError> {
+        service::upsert(&self.server, node_id, services)
+            .await
+            .map_err(|e| to_rpc(node_id, e))
+    }
+
+    async fn service_deregister_allocs(&self, alloc_ids: Vec<String>) -> Result<u64, RpcError> {
+        service::delete_by_alloc(&self.server, alloc_ids)
+            .await
+            .map_err(|e| to_rpc("", e))
     }
 }

@@ -5,3 +5,4 @@ pub mod deployment;
 pub mod eval;
 pub mod job;
 pub mod node;
+pub mod service;

@@ -12,6 +12,7 @@
 mod deployments;
 mod gc;
 mod persist;
+mod services;
 mod summary;
 mod write;
 
@@ -42,10 +43,11 @@ pub enum Table {
     Allocs,
     Evals,
     Deployments,
+    Services,
 }
 
 impl Table {
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Jobs,
         Table::JobSummaries,
         Table::JobVersions,
@@ -53,6 +55,7 @@ impl Table {
         Table::Allocs,
         Table::Evals,
         Table::Deployments,
+        Table::Services,
     ];
 }
 
@@ -70,6 +73,8 @@ pub struct StateSnapshot {
     evals_by_job: OrdMap<JobKey, OrdSet<String>>,
     deployments: OrdMap<String, Arc<Deployment>>,
     deployments_by_job: OrdMap<JobKey, OrdSet<String>>,
+    /// Nomad-native service registrations by ID.
+    services: OrdMap<String, Arc<crate::api::ServiceRegistration>>,
     table_index: OrdMap<Table, u64>,
     /// Raft index of the last applied command.
     index: u64,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{key, StateSnapshot, Table};
-use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
+use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node, ServiceRegistration};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PersistError {
@@ -28,6 +28,9 @@ struct Persisted {
     /// Absent in snapshots written before deployments existed.
     #[serde(default)]
     deployments: Vec<Deployment>,
+    /// Nomad-native service registrations (absent in older snapshots).
+    #[serde(default)]
+    services: Vec<ServiceRegistration>,
 }
 
 impl StateSnapshot {
@@ -64,6 +67,7 @@ impl StateSnapshot {
                 .collect(),
             evals: self.evals.values().map(|e| (**e).clone()).collect(),
             deployments: self.deployments.values().map(|d| (**d).clone()).collect(),
+            services: self.services.values().map(|r| (**r).clone()).collect(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -132,6 +136,9 @@ impl StateSnapshot {
                 .or_default()
                 .insert(d.id.clone());
             s.deployments.insert(d.id.clone(), Arc::new(d));
+        }
+        for r in p.services {
+            s.services.insert(r.id.clone(), Arc::new(r));
         }
         Ok(s)
     }

@@ -10,5 +10,6 @@ mod docker;
 mod durability;
 mod examples;
 mod gc;
+mod host_volumes;
 mod quickstart;
 mod services;

@@ -132,6 +132,8 @@ pub struct ClientConfig {
     pub options: BTreeMap<String, String>,
     pub state_dir: Option<PathBuf>,
     pub alloc_dir: Option<PathBuf>,
+    /// `host_volume` blocks by name.
+    pub host_volumes: BTreeMap<String, crate::client::config::HostVolumeConfig>,
 }
 
 /// The merged configuration of one `nomad agent`.
@@ -201,6 +203,7 @@ impl Default for AgentConfig {
                 options: BTreeMap::new(),
                 state_dir: None,
                 alloc_dir: None,
+                host_volumes: BTreeMap::new(),
             },
             plugins: BTreeMap::new(),
             files: Vec::new(),
@@ -332,6 +335,13 @@ impl AgentConfig {
             set(&mut dst.max_dynamic_port, c.max_dynamic_port);
             set_opt(&mut dst.state_dir, c.state_dir);
             set_opt(&mut dst.alloc_dir, c.alloc_dir);
+            if let Some(v) = c.host_volume {
+                let vols = file::host_volumes(v).map_err(|message| ConfigError::Decode {
+                    path: path.to_path_buf(),
+                    message,
+                })?;
+                dst.host_volumes.extend(vols);
+            }
             if let Some(r) = c.reserved {
                 set(&mut dst.reserved.cpu, r.cpu);
                 set(&mut dst.reserved.memory_mb, r.memory);

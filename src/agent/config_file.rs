@@ -160,6 +160,62 @@ pub(super) struct FileClient {
     pub(super) max_dynamic_port: Option<u16>,
     pub(super) state_dir: Option<PathBuf>,
     pub(super) alloc_dir: Option<PathBuf>,
+    /// `host_volume "<name>" { path read_only }`, kept raw: decoded by `host_volumes`.
+    pub(super) host_volume: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHostVolume {
+    path: Option<PathBuf>,
+    read_only: Option<bool>,
+}
+
+/// Decode `host_volume` blocks: HCL gives `{name: body}` (or a list of such, or, in JSON,
+/// a list of bodies per name).
+pub(super) fn host_volumes(
+    v: Value,
+) -> Result<Vec<(String, crate::client::config::HostVolumeConfig)>, String> {
+    let mut out = Vec::new();
+    let mut add = |name: &str, body: Value| -> Result<(), String> {
+        let mut body = body;
+        flatten_bodies(&mut body);
+        let f: FileHostVolume = serde_json::from_value(body)
+            .map_err(|e| format!("client.host_volume {name:?}: {e}"))?;
+        let path = f
+            .path
+            .filter(|p| !p.as_os_str().is_empty())
+            .ok_or_else(|| {
+                format!("client.host_volume {name:?}: missing required field \"path\"")
+            })?;
+        if !path.is_absolute() {
+            return Err(format!(
+                "client.host_volume {name:?}: path must be absolute: got {}",
+                path.display()
+            ));
+        }
+        out.push((
+            name.to_string(),
+            crate::client::config::HostVolumeConfig {
+                path,
+                read_only: f.read_only.unwrap_or(false),
+            },
+        ));
+        Ok(())
+    };
+    let items = match v {
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    for item in items {
+        let Value::Object(named) = item else {
+            return Err("client.host_volume: expected a labelled block".to_string());
+        };
+        for (name, body) in named {
+            add(&name, body)?;
+        }
+    }
+    Ok(out)
 }
 
 /// Known keys per section, so everything else can be reported as unknown.
@@ -209,6 +265,7 @@ const CLIENT_KEYS: &[&str] = &[
     "max_dynamic_port",
     "state_dir",
     "alloc_dir",
+    "host_volume",
 ];
 
 impl FileConfig {

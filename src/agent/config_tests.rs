@@ -329,3 +329,52 @@ fn gc_thresholds_come_from_the_server_block() {
         "{err}"
     );
 }
+
+#[test]
+fn host_volumes_come_from_labelled_client_blocks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write(
+        dir.path(),
+        "vols.hcl",
+        "client {\n  host_volume \"data\" {\n    path = \"/srv/data\"\n  }\n  host_volume \"certs\" {\n    path      = \"/etc/ssl/certs\"\n    read_only = true\n  }\n}\n",
+    );
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![f],
+        ..flags()
+    })
+    .expect("loads");
+    let vols = &c.client.host_volumes;
+    assert_eq!(vols.len(), 2, "{vols:?}");
+    assert_eq!(vols["data"].path, std::path::PathBuf::from("/srv/data"));
+    assert!(!vols["data"].read_only);
+    assert!(vols["certs"].read_only);
+
+    for (body, want) in [
+        (
+            "client {\n  host_volume \"x\" {\n    path = \"rel/dir\"\n  }\n}\n",
+            "path must be absolute",
+        ),
+        (
+            "client {\n  host_volume \"x\" {\n    read_only = true\n  }\n}\n",
+            "missing required field",
+        ),
+        (
+            "client {\n  host_volume \"x\" {\n    path = \"/a\"\n    colour = 1\n  }\n}\n",
+            "unknown field `colour`",
+        ),
+    ] {
+        let bad = write(dir.path(), "bad.hcl", body);
+        let err = AgentConfig::load(&CliFlags {
+            dev: true,
+            config: vec![bad],
+            ..flags()
+        })
+        .expect_err("bad host volume");
+        assert!(err.to_string().contains(want), "{err}");
+        assert!(
+            err.to_string().contains("client.host_volume \"x\""),
+            "{err}"
+        );
+    }
+}

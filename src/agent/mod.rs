@@ -300,6 +300,7 @@ fn client_config(
     c.reserved.memory_mb = i64::try_from(config.client.reserved.memory_mb).unwrap_or(i64::MAX);
     c.reserved.disk_mb = i64::try_from(config.client.reserved.disk_mb).unwrap_or(i64::MAX);
     c.reserved.reserved_ports = config.client.reserved.reserved_ports.clone();
+    c.host_volumes = config.client.host_volumes.clone();
     let plugins = config
         .plugins
         .iter()

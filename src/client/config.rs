@@ -46,6 +46,15 @@ pub struct ClientConfig {
     pub alloc_update_interval: Duration,
     /// The blocking-query wait for `Node.GetClientAllocs`.
     pub alloc_watch_timeout: Duration,
+    /// `host_volume "<name>" { path read_only }` blocks: directories tasks may mount.
+    pub host_volumes: BTreeMap<String, HostVolumeConfig>,
+}
+
+/// One `client { host_volume "<name>" { ... } }` block (Nomad's `ClientHostVolumeConfig`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostVolumeConfig {
+    pub path: std::path::PathBuf,
+    pub read_only: bool,
 }
 
 impl ClientConfig {
@@ -70,6 +79,7 @@ impl ClientConfig {
             max_kill_timeout: Duration::from_secs(30),
             alloc_update_interval: Duration::from_millis(200),
             alloc_watch_timeout: Duration::from_secs(300),
+            host_volumes: BTreeMap::new(),
         }
     }
 

@@ -184,6 +184,26 @@ fn storage(path: &Path) -> (u64, u64, String) {
 
 /// `v1:<u64>`: a stable FNV-1a hash of the fields the scheduler groups nodes by (everything
 /// but `unique.*` attributes and meta), as Nomad's ComputedClass.
+/// The node's `HostVolumes`: Nomad's `ClientHostVolumeConfig` per configured volume.
+fn host_volumes(cfg: &ClientConfig) -> serde_json::Value {
+    let vols: serde_json::Map<String, serde_json::Value> = cfg
+        .host_volumes
+        .iter()
+        .map(|(name, v)| {
+            (
+                name.clone(),
+                serde_json::json!({
+                    "Name": name,
+                    "Path": v.path.display().to_string(),
+                    "ReadOnly": v.read_only,
+                    "ID": "",
+                }),
+            )
+        })
+        .collect();
+    serde_json::Value::Object(vols)
+}
+
 pub fn computed_class(node: &Node) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     let mut feed = |s: &str| {
@@ -316,7 +336,7 @@ pub async fn fingerprint(
         // Empty maps rather than null, as Nomad's client sends them.
         csi_controller_plugins: Some(serde_json::json!({})),
         csi_node_plugins: Some(serde_json::json!({})),
-        host_volumes: Some(serde_json::json!({})),
+        host_volumes: Some(host_volumes(cfg)),
         datacenter: cfg.datacenter.clone(),
         drivers: driver_infos,
         http_addr: cfg.http_addr.clone(),

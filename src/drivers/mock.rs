@@ -209,6 +209,11 @@ impl Driver for MockDriver {
         }
     }
 
+    /// Like Nomad's mock driver, mounts are accepted (and not performed).
+    fn supports_mounts(&self) -> bool {
+        true
+    }
+
     async fn fingerprint(&self) -> Fingerprint {
         Fingerprint::healthy(NAME)
     }

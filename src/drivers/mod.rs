@@ -150,6 +150,20 @@ pub struct TaskConfig {
     pub cpu_shares: i64,
     pub memory_mb: i64,
     pub memory_max_mb: i64,
+    /// Host paths to mount into the task (host volumes), for drivers that support mounts.
+    #[serde(default)]
+    pub mounts: Vec<MountConfig>,
+}
+
+/// One mount of a host path into a task (Nomad's `drivers.MountConfig`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MountConfig {
+    /// Where the task sees it (absolute, or relative to the task's root).
+    pub task_path: String,
+    pub host_path: PathBuf,
+    pub readonly: bool,
+    /// `private` (default), `host-to-task` or `bidirectional`.
+    pub propagation_mode: String,
 }
 
 impl TaskConfig {
@@ -305,6 +319,11 @@ pub trait Driver: Send + Sync + 'static {
     async fn destroy(&self, handle: &TaskHandle, force: bool) -> Result<(), DriverError>;
     async fn signal(&self, handle: &TaskHandle, signal: &str) -> Result<(), DriverError>;
     async fn inspect(&self, handle: &TaskHandle) -> Result<TaskStatus, DriverError>;
+    /// Whether the driver can mount host paths into tasks (Nomad's `MountConfigs`
+    /// capability). Drivers without filesystem isolation cannot.
+    fn supports_mounts(&self) -> bool {
+        self.capabilities().fs_isolation != FsIsolation::None
+    }
 }
 
 /// A plugin's `config { }` block from the agent config, e.g. `{"enabled": true}`.

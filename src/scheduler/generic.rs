@@ -186,6 +186,7 @@ pub fn process_eval(
                 }
                 let mut opts = SelectOptions {
                     affinities: group_affinities(job, tg),
+                    alloc_name: p.name.clone(),
                     ..Default::default()
                 };
                 if let (true, Some(prev)) = (p.reschedule, &p.previous) {

@@ -29,6 +29,7 @@ use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
 pub mod feasible;
 mod generic;
+pub mod host_volumes;
 #[cfg(test)]
 mod invariant_tests;
 mod plan_ctx;

@@ -48,6 +48,8 @@ pub struct SelectOptions {
     pub penalty_nodes: BTreeSet<String>,
     /// The group's merged affinities (job, group, tasks).
     pub affinities: Vec<Affinity>,
+    /// The name of the alloc being placed (`job.group[N]`), for per-alloc host volumes.
+    pub alloc_name: String,
 }
 
 /// Nodes scored when a group has affinities (Nomad's default
@@ -343,6 +345,10 @@ impl Stack {
                 seen += 1;
                 metric.nodes_evaluated += 1;
                 if !feasible(&node, job, tg, ctx, metric, elig) {
+                    continue;
+                }
+                if !super::host_volumes::feasible(&node, tg, &opts.alloc_name) {
+                    filter_node(metric, &node, super::host_volumes::FILTER_HOST_VOLUMES);
                     continue;
                 }
                 if let Some((ranked, meta)) = rank(&node, job, tg, opts, ctx, rng, metric) {

@@ -15,6 +15,7 @@
 //! whose resources are exhausted is, coalesced per group. System evals never block: new
 //! capacity arrives as node-update evals.
 
+use super::host_volumes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -207,7 +208,12 @@ impl SystemRun<'_> {
                 nodes_evaluated: 1,
                 ..Default::default()
             };
-            let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
+            let mut ok = feasible(node, job, tg, pctx, &mut metric, &mut elig);
+            if ok && !host_volumes::feasible(node, tg, &format!("{}.{}[0]", job.id, tg.name)) {
+                super::stack::filter_node(&mut metric, node, host_volumes::FILTER_HOST_VOLUMES);
+                ok = false;
+            }
+            let option = ok
                 .then(|| {
                     rank(
                         node,

@@ -8,6 +8,7 @@
 pub mod events;
 pub mod restarts;
 pub mod state;
+mod volumes;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -219,6 +220,24 @@ impl TaskRunner {
             .into_iter()
             .map(|(k, v)| (k, env.interpolate_value(&v)))
             .collect();
+        let mounts = match self
+            .p
+            .alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&self.p.alloc.task_group))
+        {
+            Some(tg) => volumes::host_volume_mounts(&self.p.alloc, tg, task, &self.p.node)?,
+            None => Vec::new(),
+        };
+        if let (false, Some(d)) = (mounts.is_empty(), &self.p.driver) {
+            if !d.supports_mounts() {
+                return Err(format!(
+                    "task driver {:?} for {:?} does not support host volumes",
+                    task.driver, task.name
+                ));
+            }
+        }
         let log = task.log_config.clone().unwrap_or_default();
         let res = self
             .p
@@ -254,6 +273,7 @@ impl TaskRunner {
             cpu_shares: res.map(|r| r.cpu.cpu_shares).unwrap_or(0),
             memory_mb: res.map(|r| r.memory.memory_mb).unwrap_or(0),
             memory_max_mb: res.map(|r| r.memory.memory_max_mb).unwrap_or(0),
+            mounts,
         })
     }
 

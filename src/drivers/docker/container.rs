@@ -160,6 +160,21 @@ pub fn create_body(
         }
         mounts.push(o);
     }
+    // Host volumes the operator configured: always allowed, whatever `volumes.enabled` says.
+    for m in &cfg.mounts {
+        let propagation = match m.propagation_mode.as_str() {
+            "host-to-task" => "rslave",
+            "bidirectional" => "rshared",
+            _ => "rprivate",
+        };
+        mounts.push(json!({
+            "Type": "bind",
+            "Source": m.host_path.display().to_string(),
+            "Target": m.task_path,
+            "ReadOnly": m.readonly,
+            "BindOptions": {"Propagation": propagation},
+        }));
+    }
 
     let mut labels: Map<String, Value> = d
         .labels

@@ -4,6 +4,7 @@ mod harness;
 
 mod agent;
 mod api;
+mod artifacts;
 mod bad_input;
 mod deployments;
 mod docker;

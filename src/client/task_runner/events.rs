@@ -147,3 +147,20 @@ pub fn sibling_failed(now: i64, sibling: &str) -> TaskEvent {
 pub fn leader_dead(now: i64) -> TaskEvent {
     event(TASK_LEADER_DEAD, now, "Leader Task in Group dead".into())
 }
+
+/// Nomad's `TaskDownloadingArtifacts`.
+pub fn downloading_artifacts(now: i64) -> TaskEvent {
+    event(
+        "Downloading Artifacts",
+        now,
+        "Client is downloading artifacts".into(),
+    )
+}
+
+/// Nomad's `TaskArtifactDownloadFailed`, with the error as its display message.
+pub fn artifact_failed(now: i64, err: &str) -> TaskEvent {
+    let mut e = event("Failed Artifact Download", now, err.to_string());
+    e.download_error = err.to_string();
+    e.details.insert("download_error".into(), err.to_string());
+    e
+}

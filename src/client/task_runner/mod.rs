@@ -5,6 +5,7 @@
 //! Owned by its alloc runner, which talks to it over a command channel and watches its
 //! state; the runner's tokio task is joined by the alloc runner.
 
+mod artifacts;
 pub mod events;
 pub mod restarts;
 pub mod state;
@@ -142,6 +143,8 @@ pub struct TaskRunner {
     state_tx: watch::Sender<TaskState>,
     cmds: mpsc::UnboundedReceiver<Command>,
     handle: Option<TaskHandle>,
+    /// Artifacts are fetched once; restarts reuse them (as Nomad's hook state does).
+    artifacts_done: bool,
 }
 
 type WaitFuture = BoxFuture<'static, Result<ExitResult, DriverError>>;
@@ -162,6 +165,7 @@ impl TaskRunner {
             state_tx,
             cmds: cmd_rx,
             handle: None,
+            artifacts_done: false,
         };
         TaskRunnerHandle {
             name,
@@ -283,6 +287,15 @@ impl TaskRunner {
             Ok(c) => c,
             Err(e) => return (Event::SetupFailed(e), None),
         };
+        if let Err(event) = self.fetch_artifacts(&cfg.task_dir).await {
+            return (
+                Event::HookFailed {
+                    event: Box::new(event),
+                    recoverable: true,
+                },
+                None,
+            );
+        }
         let Some(driver) = self.p.driver.clone() else {
             let error = format!(
                 "failed to dispense driver {:?}: plugin not found",
@@ -312,6 +325,40 @@ impl TaskRunner {
                 None,
             ),
         }
+    }
+
+    /// Nomad's artifact hook: download every artifact into the task dir before the first
+    /// start; the failure event names the artifact.
+    async fn fetch_artifacts(&mut self, task_dir: &std::path::Path) -> Result<(), TaskEvent> {
+        if self.artifacts_done {
+            return Ok(());
+        }
+        let list = artifacts::task_artifacts(&self.p.task.artifacts);
+        if !list.is_empty() {
+            let _ = self.machine.next(
+                Event::Note(Box::new(events::downloading_artifacts(now_nanos()))),
+                now_nanos(),
+            );
+            self.publish();
+            let env = TaskEnv::build(EnvInputs {
+                alloc: &self.p.alloc,
+                task: &self.p.task,
+                node: &self.p.node,
+                region: &self.p.region,
+                alloc_dir: &self.p.alloc_dir,
+                host_env: None,
+            });
+            for a in &list {
+                let raw = a.getter_source.clone().unwrap_or_default();
+                let source = env.interpolate(&raw);
+                if let Err(e) = artifacts::get(task_dir, a, &source).await {
+                    let msg = format!("failed to download artifact {raw:?}: {e}");
+                    return Err(events::artifact_failed(now_nanos(), &msg));
+                }
+            }
+        }
+        self.artifacts_done = true;
+        Ok(())
     }
 
     async fn release_handle(&mut self) {

@@ -52,6 +52,12 @@ pub enum Event {
         recoverable: bool,
     },
     Exited(ExitResult),
+    /// A prestart hook (artifacts, templates) failed: record its event, then restart or fail
+    /// by the policy.
+    HookFailed {
+        event: Box<TaskEvent>,
+        recoverable: bool,
+    },
     RestartDue,
     /// Stop the task: `kill_timeout` is already capped by the client's max.
     Kill {
@@ -220,6 +226,16 @@ impl TaskMachine {
                 let d = self
                     .tracker
                     .decide(&Outcome::StartError { recoverable: false }, now);
+                self.apply(d, now)
+            }
+            (Starting, Event::HookFailed { event, recoverable }) => {
+                self.append(*event);
+                if self.kill_pending.take().is_some() {
+                    return self.die(now);
+                }
+                let d = self
+                    .tracker
+                    .decide(&Outcome::StartError { recoverable }, now);
                 self.apply(d, now)
             }
             (Starting, Event::Started) => {

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod job;
 pub mod job_blocks;
 pub mod node;
+pub mod node_drain;
 pub mod operator;
 pub mod plan;
 
@@ -23,6 +24,7 @@ pub use eval::*;
 pub use job::*;
 pub use job_blocks::*;
 pub use node::*;
+pub use node_drain::*;
 pub use operator::*;
 pub use plan::*;
 
@@ -63,4 +65,14 @@ pub fn short_id(id: &str) -> &str {
 pub fn format_rfc3339(nanos: i64) -> String {
     use chrono::{DateTime, SecondsFormat, Utc};
     DateTime::<Utc>::from_timestamp_nanos(nanos).to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// RFC 3339 (as Nomad prints `time.Time`) to Unix nanoseconds; `None` for Go's zero time or
+/// text that is not a time.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let t = chrono::DateTime::parse_from_rfc3339(s).ok()?;
+    if t.timestamp() <= 0 {
+        return None;
+    }
+    t.timestamp_nanos_opt()
 }

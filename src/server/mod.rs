@@ -10,6 +10,7 @@
 
 pub mod blocked_evals;
 mod deployment_watcher;
+mod drainer;
 pub mod endpoints;
 mod error;
 pub mod eval_broker;
@@ -165,6 +166,7 @@ impl Server {
         server.spawn(plan_apply::run(server.clone(), plan_rx));
         server.spawn(leader::run(server.clone(), eval_rx));
         server.spawn(heartbeat::run(server.clone()));
+        server.spawn(drainer::run(server.clone()));
         for i in 0..server.inner.config.num_schedulers.max(1) {
             server.spawn(worker::run(server.clone(), i as u64));
         }

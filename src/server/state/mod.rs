@@ -10,6 +10,7 @@
 //! numbers (the FSM's apply must be deterministic).
 
 mod deployments;
+mod nodes;
 mod persist;
 mod summary;
 mod write;
@@ -23,6 +24,7 @@ use tokio::sync::watch;
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
 
+pub use nodes::NodeDrainUpdate;
 pub use persist::PersistError;
 
 /// (namespace, job ID)

@@ -8,6 +8,7 @@
 
 pub mod alloc;
 pub mod client;
+pub mod client_nodes;
 pub mod deployment;
 pub mod duration;
 pub mod eval;

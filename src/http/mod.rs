@@ -19,6 +19,7 @@ mod error;
 mod jobs;
 mod log_stream;
 mod logs;
+mod node_drain;
 mod objects;
 mod query;
 mod respond;
@@ -96,7 +97,7 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/allocations", any(objects::allocs_list))
         .route("/v1/allocation/{*rest}", any(objects::alloc_specific))
         .route("/v1/nodes", any(objects::nodes_list))
-        .route("/v1/node/{*rest}", any(objects::node_specific))
+        .route("/v1/node/{*rest}", any(node_drain::node_specific))
         .route("/v1/evaluations", any(objects::evals_list))
         .route("/v1/deployments", any(deployments::list))
         .route("/v1/deployment/{*rest}", any(deployments::specific))

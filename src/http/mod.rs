@@ -16,6 +16,7 @@ mod agent;
 mod body;
 mod deployments;
 mod error;
+mod events;
 mod jobs;
 mod log_stream;
 mod logs;
@@ -109,6 +110,7 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/health", any(agent::health))
         .route("/v1/agent/members", any(agent::members))
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
+        .route("/v1/event/stream", any(events::stream))
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         // Job bodies with big templates exceed axum's 2 MB default.

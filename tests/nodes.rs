@@ -214,3 +214,78 @@ fn node_eligibility_toggles_and_bad_drain_flags_fail() {
         stderr(&out)
     );
 }
+
+const SYS: &str = r#"job "sys" {
+  datacenters = ["dc*"]
+  type        = "system"
+  constraint {
+    attribute = "${meta.role}"
+    value     = "web"
+  }
+  group "g" {
+    task "t" {
+      driver = "mock_driver"
+      config {
+        run_for = "1h"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn node_meta_apply_read_and_system_job_follows_the_new_meta() {
+    let agent = Agent::dev();
+    let node = node_id(&agent);
+    let path = agent.path("sys.nomad.hcl");
+    std::fs::write(&path, SYS).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    wait_until(Duration::from_secs(30), "system job evaluated", || {
+        let evals = agent.get("/v1/job/sys/evaluations");
+        let done = evals.as_array()?.iter().any(|e| e["Status"] == "complete");
+        done.then_some(())
+    });
+    let allocs = agent.get("/v1/job/sys/allocations");
+    assert_eq!(
+        allocs.as_array().map(Vec::len),
+        Some(0),
+        "no node has meta.role yet"
+    );
+
+    let out = agent.nomad(&["node", "meta", "apply", "role=web", "team=a"]);
+    assert_exit(&out, 0);
+    agent.wait_alloc("sys", "system alloc placed once meta.role is set", |a| {
+        a["NodeID"] == node.as_str() && a["ClientStatus"] == "running"
+    });
+    assert_eq!(
+        agent.get(&format!("/v1/node/{node}"))["Meta"]["role"],
+        "web"
+    );
+
+    let out = agent.nomad(&["node", "meta", "apply", "-node-id", &node, "-unset", "team"]);
+    assert_exit(&out, 0);
+    let out = agent.nomad(&["node", "meta", "read"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("All Meta\nrole = web\n\nDynamic Meta\nrole = web\nteam = <unset>\n"),
+        "{text}"
+    );
+    let out = agent.nomad(&["node", "meta", "read", "-json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert!(
+        v["Dynamic"]["team"].is_null() && v["Meta"].get("team").is_none(),
+        "{v}"
+    );
+
+    let out = agent.nomad(&["node", "meta", "apply"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("Must specify -unset or at least 1 key=value pair"));
+}

@@ -4,6 +4,7 @@ pub mod drain;
 mod drain_monitor;
 pub mod eligibility;
 mod lookup;
+pub mod node_meta;
 pub mod status;
 
 use clap::Subcommand;
@@ -16,6 +17,9 @@ pub enum NodeCommand {
     Drain(drain::Args),
     /// Toggle scheduling eligibility for a given node
     Eligibility(eligibility::Args),
+    /// Interact with a node's metadata
+    #[command(subcommand)]
+    Meta(node_meta::MetaCommand),
 }
 
 pub async fn run(cmd: &NodeCommand) -> anyhow::Result<i32> {
@@ -23,5 +27,6 @@ pub async fn run(cmd: &NodeCommand) -> anyhow::Result<i32> {
         NodeCommand::Status(a) => status::run(a, &a.global).await,
         NodeCommand::Drain(a) => drain::run(a, &a.global).await,
         NodeCommand::Eligibility(a) => eligibility::run(a, &a.global).await,
+        NodeCommand::Meta(c) => node_meta::run(c).await,
     }
 }

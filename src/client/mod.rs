@@ -14,6 +14,7 @@ pub mod config;
 pub mod fingerprint;
 pub mod heartbeat;
 pub mod network;
+pub mod node_meta;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -47,6 +48,8 @@ pub struct Client;
 /// runtime stops; call `shutdown` to stop cleanly.
 pub struct ClientHandle {
     node: Arc<Node>,
+    /// Dynamic node metadata (`/v1/client/metadata`).
+    meta: Arc<node_meta::NodeMeta>,
     cfg: Arc<ClientConfig>,
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
@@ -70,7 +73,9 @@ impl Client {
         (cfg.network_interface, cfg.network_ip) =
             network::resolve(&cfg.network_interface, &cfg.network_ip);
         let drivers = DriverRegistry::from_config(&cfg.drivers);
-        let node = Arc::new(fingerprint::fingerprint(&cfg, &drivers).await?);
+        let node = fingerprint::fingerprint(&cfg, &drivers).await?;
+        let (meta, node) = node_meta::NodeMeta::load(cfg.state_dir(), node, rpc.clone());
+        let node = Arc::new(node);
         let cfg = Arc::new(cfg);
         let shutdown = CancellationToken::new();
         let stop_tasks = Arc::new(AtomicBool::new(false));
@@ -84,6 +89,7 @@ impl Client {
         ));
         Ok(ClientHandle {
             node,
+            meta: Arc::new(meta),
             cfg,
             shutdown,
             stop_tasks,
@@ -148,6 +154,10 @@ impl ClientHandle {
     /// The node as fingerprinted at start.
     pub fn node(&self) -> Arc<Node> {
         self.node.clone()
+    }
+
+    pub fn node_meta(&self) -> Arc<node_meta::NodeMeta> {
+        self.meta.clone()
     }
 
     /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.

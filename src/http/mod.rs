@@ -21,6 +21,7 @@ mod jobs;
 mod log_stream;
 mod logs;
 mod node_drain;
+mod node_meta;
 mod objects;
 mod query;
 mod respond;
@@ -111,6 +112,7 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/members", any(agent::members))
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
         .route("/v1/event/stream", any(events::stream))
+        .route("/v1/client/metadata", any(node_meta::metadata))
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         // Job bodies with big templates exceed axum's 2 MB default.

@@ -17,7 +17,7 @@ pub enum NodeCommand {
     Drain(drain::Args),
     /// Toggle scheduling eligibility for a given node
     Eligibility(eligibility::Args),
-    /// Interact with a node's metadata
+    /// Interact with node metadata
     #[command(subcommand)]
     Meta(node_meta::MetaCommand),
 }

@@ -281,6 +281,8 @@ impl Server {
 }
 
 #[cfg(test)]
+mod node_drain_tests;
+#[cfg(test)]
 mod system_tests;
 #[cfg(test)]
 mod tests;

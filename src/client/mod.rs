@@ -76,12 +76,14 @@ impl Client {
         let node = fingerprint::fingerprint(&cfg, &drivers).await?;
         let (meta, node) = node_meta::NodeMeta::load(cfg.state_dir(), node, rpc.clone());
         let node = Arc::new(node);
+        let meta = Arc::new(meta);
         let cfg = Arc::new(cfg);
         let shutdown = CancellationToken::new();
         let stop_tasks = Arc::new(AtomicBool::new(false));
         let main = tokio::spawn(run(
             rpc,
             node.clone(),
+            meta.clone(),
             cfg.clone(),
             drivers,
             shutdown.clone(),
@@ -89,7 +91,7 @@ impl Client {
         ));
         Ok(ClientHandle {
             node,
-            meta: Arc::new(meta),
+            meta,
             cfg,
             shutdown,
             stop_tasks,
@@ -101,6 +103,7 @@ impl Client {
 async fn run(
     rpc: Arc<dyn ServerRpc>,
     node: Arc<Node>,
+    meta: Arc<node_meta::NodeMeta>,
     cfg: Arc<ClientConfig>,
     drivers: DriverRegistry,
     shutdown: CancellationToken,
@@ -111,7 +114,7 @@ async fn run(
     };
     let heartbeats = tokio::spawn(heartbeat::run(
         rpc.clone(),
-        node.clone(),
+        meta,
         reg.heartbeat_ttl,
         shutdown.clone(),
     ));

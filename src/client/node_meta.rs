@@ -98,6 +98,11 @@ impl NodeMeta {
         self.lock().node.id.clone()
     }
 
+    /// The node as it should be registered now (with the latest dynamic meta).
+    pub fn current(&self) -> Arc<Node> {
+        self.lock().node.clone()
+    }
+
     pub fn read(&self) -> NodeMetaResponse {
         let st = self.lock();
         NodeMetaResponse {

@@ -508,6 +508,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Toggle drain mode on a given node')
+            [CompletionResult]::new('eligibility', 'eligibility', [CompletionResultType]::ParameterValue, 'Toggle scheduling eligibility for a given node')
+            [CompletionResult]::new('meta', 'meta', [CompletionResultType]::ParameterValue, 'Interact with node metadata')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -526,12 +529,111 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;node;drain' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--deadline', '--deadline', [CompletionResultType]::ParameterName, 'Set the deadline by which all allocations must be moved off the node (default 1h)')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Message for the drain update operation (stored in the node''s LastDrain.Meta)')
+            [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Custom metadata for the drain operation, as key=value (repeatable)')
+            [CompletionResult]::new('--enable', '--enable', [CompletionResultType]::ParameterName, 'Enable draining on the specified node')
+            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Disable draining on the specified node')
+            [CompletionResult]::new('--no-deadline', '--no-deadline', [CompletionResultType]::ParameterName, 'No deadline: allocations are moved only as their migrate blocks allow')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Force remove allocations off the node immediately')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of monitoring the drain')
+            [CompletionResult]::new('--monitor', '--monitor', [CompletionResultType]::ParameterName, 'Enter monitor mode directly without modifying the drain status')
+            [CompletionResult]::new('--ignore-system', '--ignore-system', [CompletionResultType]::ParameterName, 'Do not drain system job allocations from the node')
+            [CompletionResult]::new('--keep-ineligible', '--keep-ineligible', [CompletionResultType]::ParameterName, 'Do not update the node''s scheduling eligibility when the drain is disabled')
+            [CompletionResult]::new('--self', '--self', [CompletionResultType]::ParameterName, 'Drain the local node')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Automatic yes to prompts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;node;eligibility' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--enable', '--enable', [CompletionResultType]::ParameterName, 'Enable scheduling eligibility')
+            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Disable scheduling eligibility')
+            [CompletionResult]::new('--self', '--self', [CompletionResultType]::ParameterName, 'Set the eligibility of the local node')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;node;meta' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Modify node metadata')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read node metadata')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;node;meta;apply' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--node-id', '--node-id', [CompletionResultType]::ParameterName, 'Updates metadata on the specified node (default: the agent''s own)')
+            [CompletionResult]::new('--unset', '--unset', [CompletionResultType]::ParameterName, 'Comma separated keys to unset')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;node;meta;read' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--node-id', '--node-id', [CompletionResultType]::ParameterName, 'Reads metadata from the specified node (default: the agent''s own)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the metadata in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;node;meta;help' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Modify node metadata')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read node metadata')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;node;meta;help;apply' {
+            break
+        }
+        'nomad;node;meta;help;read' {
+            break
+        }
+        'nomad;node;meta;help;help' {
+            break
+        }
         'nomad;node;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Toggle drain mode on a given node')
+            [CompletionResult]::new('eligibility', 'eligibility', [CompletionResultType]::ParameterValue, 'Toggle scheduling eligibility for a given node')
+            [CompletionResult]::new('meta', 'meta', [CompletionResultType]::ParameterValue, 'Interact with node metadata')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'nomad;node;help;status' {
+            break
+        }
+        'nomad;node;help;drain' {
+            break
+        }
+        'nomad;node;help;eligibility' {
+            break
+        }
+        'nomad;node;help;meta' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Modify node metadata')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read node metadata')
+            break
+        }
+        'nomad;node;help;meta;apply' {
+            break
+        }
+        'nomad;node;help;meta;read' {
             break
         }
         'nomad;node;help;help' {
@@ -910,9 +1012,29 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         }
         'nomad;help;node' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about nodes')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Toggle drain mode on a given node')
+            [CompletionResult]::new('eligibility', 'eligibility', [CompletionResultType]::ParameterValue, 'Toggle scheduling eligibility for a given node')
+            [CompletionResult]::new('meta', 'meta', [CompletionResultType]::ParameterValue, 'Interact with node metadata')
             break
         }
         'nomad;help;node;status' {
+            break
+        }
+        'nomad;help;node;drain' {
+            break
+        }
+        'nomad;help;node;eligibility' {
+            break
+        }
+        'nomad;help;node;meta' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Modify node metadata')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read node metadata')
+            break
+        }
+        'nomad;help;node;meta;apply' {
+            break
+        }
+        'nomad;help;node;meta;read' {
             break
         }
         'nomad;help;server' {

@@ -286,8 +286,23 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,validate)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__validate"
                 ;;
+            nomad__subcmd__help__subcmd__node,drain)
+                cmd="nomad__subcmd__help__subcmd__node__subcmd__drain"
+                ;;
+            nomad__subcmd__help__subcmd__node,eligibility)
+                cmd="nomad__subcmd__help__subcmd__node__subcmd__eligibility"
+                ;;
+            nomad__subcmd__help__subcmd__node,meta)
+                cmd="nomad__subcmd__help__subcmd__node__subcmd__meta"
+                ;;
             nomad__subcmd__help__subcmd__node,status)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__status"
+                ;;
+            nomad__subcmd__help__subcmd__node__subcmd__meta,apply)
+                cmd="nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__apply"
+                ;;
+            nomad__subcmd__help__subcmd__node__subcmd__meta,read)
+                cmd="nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__read"
                 ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
@@ -376,17 +391,59 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,validate)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__validate"
                 ;;
+            nomad__subcmd__node,drain)
+                cmd="nomad__subcmd__node__subcmd__drain"
+                ;;
+            nomad__subcmd__node,eligibility)
+                cmd="nomad__subcmd__node__subcmd__eligibility"
+                ;;
             nomad__subcmd__node,help)
                 cmd="nomad__subcmd__node__subcmd__help"
+                ;;
+            nomad__subcmd__node,meta)
+                cmd="nomad__subcmd__node__subcmd__meta"
                 ;;
             nomad__subcmd__node,status)
                 cmd="nomad__subcmd__node__subcmd__status"
                 ;;
+            nomad__subcmd__node__subcmd__help,drain)
+                cmd="nomad__subcmd__node__subcmd__help__subcmd__drain"
+                ;;
+            nomad__subcmd__node__subcmd__help,eligibility)
+                cmd="nomad__subcmd__node__subcmd__help__subcmd__eligibility"
+                ;;
             nomad__subcmd__node__subcmd__help,help)
                 cmd="nomad__subcmd__node__subcmd__help__subcmd__help"
                 ;;
+            nomad__subcmd__node__subcmd__help,meta)
+                cmd="nomad__subcmd__node__subcmd__help__subcmd__meta"
+                ;;
             nomad__subcmd__node__subcmd__help,status)
                 cmd="nomad__subcmd__node__subcmd__help__subcmd__status"
+                ;;
+            nomad__subcmd__node__subcmd__help__subcmd__meta,apply)
+                cmd="nomad__subcmd__node__subcmd__help__subcmd__meta__subcmd__apply"
+                ;;
+            nomad__subcmd__node__subcmd__help__subcmd__meta,read)
+                cmd="nomad__subcmd__node__subcmd__help__subcmd__meta__subcmd__read"
+                ;;
+            nomad__subcmd__node__subcmd__meta,apply)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__apply"
+                ;;
+            nomad__subcmd__node__subcmd__meta,help)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__help"
+                ;;
+            nomad__subcmd__node__subcmd__meta,read)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__read"
+                ;;
+            nomad__subcmd__node__subcmd__meta__subcmd__help,apply)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__apply"
+                ;;
+            nomad__subcmd__node__subcmd__meta__subcmd__help,help)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__node__subcmd__meta__subcmd__help,read)
+                cmd="nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__read"
                 ;;
             nomad__subcmd__server,help)
                 cmd="nomad__subcmd__server__subcmd__help"
@@ -1714,8 +1771,78 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__node)
-            opts="status"
+            opts="status drain eligibility meta"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__node__subcmd__drain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__node__subcmd__eligibility)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__node__subcmd__meta)
+            opts="apply read"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2532,7 +2659,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node)
-            opts="-h --help status help"
+            opts="-h --help status drain eligibility meta help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2545,9 +2672,109 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__node__subcmd__help)
-            opts="status help"
+        nomad__subcmd__node__subcmd__drain)
+            opts="-m -h --address --region --namespace --token --enable --disable --deadline --no-deadline --force --detach --monitor --ignore-system --keep-ineligible --self --yes --meta --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --meta)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__eligibility)
+            opts="-h --address --region --namespace --token --enable --disable --self --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__help)
+            opts="status drain eligibility meta help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__help__subcmd__drain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__help__subcmd__eligibility)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2573,6 +2800,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__node__subcmd__help__subcmd__meta)
+            opts="apply read"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__help__subcmd__meta__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__help__subcmd__meta__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__node__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2580,6 +2849,148 @@ _nomad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta)
+            opts="-h --help apply read help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__apply)
+            opts="-h --address --region --namespace --token --node-id --unset --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__help)
+            opts="apply read help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__node__subcmd__meta__subcmd__read)
+            opts="-h --address --region --namespace --token --node-id --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -446,6 +446,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand status 'Display status information about nodes'
+            cand drain 'Toggle drain mode on a given node'
+            cand eligibility 'Toggle scheduling eligibility for a given node'
+            cand meta 'Interact with node metadata'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;node;status'= {
@@ -462,11 +465,96 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;node;drain'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --deadline 'Set the deadline by which all allocations must be moved off the node (default 1h)'
+            cand -m 'Message for the drain update operation (stored in the node''s LastDrain.Meta)'
+            cand --meta 'Custom metadata for the drain operation, as key=value (repeatable)'
+            cand --enable 'Enable draining on the specified node'
+            cand --disable 'Disable draining on the specified node'
+            cand --no-deadline 'No deadline: allocations are moved only as their migrate blocks allow'
+            cand --force 'Force remove allocations off the node immediately'
+            cand --detach 'Return immediately instead of monitoring the drain'
+            cand --monitor 'Enter monitor mode directly without modifying the drain status'
+            cand --ignore-system 'Do not drain system job allocations from the node'
+            cand --keep-ineligible 'Do not update the node''s scheduling eligibility when the drain is disabled'
+            cand --self 'Drain the local node'
+            cand --yes 'Automatic yes to prompts'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;node;eligibility'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --enable 'Enable scheduling eligibility'
+            cand --disable 'Disable scheduling eligibility'
+            cand --self 'Set the eligibility of the local node'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;node;meta'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand apply 'Modify node metadata'
+            cand read 'Read node metadata'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;node;meta;apply'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --node-id 'Updates metadata on the specified node (default: the agent''s own)'
+            cand --unset 'Comma separated keys to unset'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;node;meta;read'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --node-id 'Reads metadata from the specified node (default: the agent''s own)'
+            cand --json 'Output the metadata in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;node;meta;help'= {
+            cand apply 'Modify node metadata'
+            cand read 'Read node metadata'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;node;meta;help;apply'= {
+        }
+        &'nomad;node;meta;help;read'= {
+        }
+        &'nomad;node;meta;help;help'= {
+        }
         &'nomad;node;help'= {
             cand status 'Display status information about nodes'
+            cand drain 'Toggle drain mode on a given node'
+            cand eligibility 'Toggle scheduling eligibility for a given node'
+            cand meta 'Interact with node metadata'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;node;help;status'= {
+        }
+        &'nomad;node;help;drain'= {
+        }
+        &'nomad;node;help;eligibility'= {
+        }
+        &'nomad;node;help;meta'= {
+            cand apply 'Modify node metadata'
+            cand read 'Read node metadata'
+        }
+        &'nomad;node;help;meta;apply'= {
+        }
+        &'nomad;node;help;meta;read'= {
         }
         &'nomad;node;help;help'= {
         }
@@ -780,8 +868,23 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;help;node'= {
             cand status 'Display status information about nodes'
+            cand drain 'Toggle drain mode on a given node'
+            cand eligibility 'Toggle scheduling eligibility for a given node'
+            cand meta 'Interact with node metadata'
         }
         &'nomad;help;node;status'= {
+        }
+        &'nomad;help;node;drain'= {
+        }
+        &'nomad;help;node;eligibility'= {
+        }
+        &'nomad;help;node;meta'= {
+            cand apply 'Modify node metadata'
+            cand read 'Read node metadata'
+        }
+        &'nomad;help;node;meta;apply'= {
+        }
+        &'nomad;help;node;meta;read'= {
         }
         &'nomad;help;server'= {
             cand members 'Display a list of known servers and their status'

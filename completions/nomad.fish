@@ -303,9 +303,12 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display status information about nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "drain" -d 'Toggle drain mode on a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "meta" -d 'Interact with node metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -317,7 +320,40 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l quiet -d 'Only print the node IDs'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l json -d 'Output the node in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l deadline -d 'Set the deadline by which all allocations must be moved off the node (default 1h)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -s m -d 'Message for the drain update operation (stored in the node\'s LastDrain.Meta)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l meta -d 'Custom metadata for the drain operation, as key=value (repeatable)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l enable -d 'Enable draining on the specified node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l disable -d 'Disable draining on the specified node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l no-deadline -d 'No deadline: allocations are moved only as their migrate blocks allow'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l force -d 'Force remove allocations off the node immediately'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l detach -d 'Return immediately instead of monitoring the drain'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l monitor -d 'Enter monitor mode directly without modifying the drain status'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l ignore-system -d 'Do not drain system job allocations from the node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l keep-ineligible -d 'Do not update the node\'s scheduling eligibility when the drain is disabled'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l self -d 'Drain the local node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l yes -d 'Automatic yes to prompts'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l enable -d 'Enable scheduling eligibility'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l disable -d 'Disable scheduling eligibility'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -l self -d 'Set the eligibility of the local node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from eligibility" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from meta" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from meta" -f -a "apply" -d 'Modify node metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from meta" -f -a "read" -d 'Read node metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from meta" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "drain" -d 'Toggle drain mode on a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "members" -d 'Display a list of known servers and their status'
@@ -476,6 +512,9 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "drain" -d 'Toggle drain mode on a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "list" -d 'Display all registered Nomad services'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "info" -d 'Display an individual Nomad service registration'

@@ -12,5 +12,6 @@ mod durability;
 mod examples;
 mod gc;
 mod host_volumes;
+mod nodes;
 mod quickstart;
 mod services;

@@ -129,7 +129,7 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
 }
 
 /// The node ID of the agent we talk to (`getLocalNodeID`).
-async fn local_node_id(client: &Client) -> anyhow::Result<String> {
+pub(crate) async fn local_node_id(client: &Client) -> anyhow::Result<String> {
     let me = client
         .agent_self()
         .await
@@ -144,7 +144,7 @@ async fn local_node_id(client: &Client) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow!("Failed to determine node ID"))
 }
 
-fn stub_list(nodes: &[NodeListStub], verbose: bool) -> String {
+pub(crate) fn stub_list(nodes: &[NodeListStub], verbose: bool) -> String {
     let length = if verbose { FULL_ID } else { SHORT_ID };
     let mut rows = vec!["ID|DC|Name|Class|Drain|Eligibility|Status".to_string()];
     for n in nodes {

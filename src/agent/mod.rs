@@ -179,7 +179,7 @@ impl Agent {
         let http_shutdown = CancellationToken::new();
         let http_task = tokio::spawn(http::serve(
             listener,
-            http::router(state),
+            with_node_meta(http::router(state), client.as_deref()),
             http_shutdown.clone(),
         ));
         Ok(Agent {
@@ -390,4 +390,12 @@ async fn wait_for_signal() -> Result<&'static str, AgentError> {
         _ = int.recv() => "interrupt",
         _ = term.recv() => "terminated",
     })
+}
+
+/// Give `/v1/client/metadata` the client's dynamic node metadata.
+fn with_node_meta(router: axum::Router, client: Option<&ClientHandle>) -> axum::Router {
+    match client {
+        Some(c) => router.layer(axum::Extension(c.node_meta())),
+        None => router,
+    }
 }

@@ -8,12 +8,14 @@
 
 pub mod alloc;
 pub mod client;
+pub mod client_nodes;
 pub mod deployment;
 pub mod duration;
 pub mod eval;
 pub mod job;
 pub mod job_blocks;
 pub mod node;
+pub mod node_drain;
 pub mod operator;
 pub mod plan;
 pub mod service;
@@ -24,6 +26,7 @@ pub use eval::*;
 pub use job::*;
 pub use job_blocks::*;
 pub use node::*;
+pub use node_drain::*;
 pub use operator::*;
 pub use plan::*;
 pub use service::*;
@@ -65,4 +68,14 @@ pub fn short_id(id: &str) -> &str {
 pub fn format_rfc3339(nanos: i64) -> String {
     use chrono::{DateTime, SecondsFormat, Utc};
     DateTime::<Utc>::from_timestamp_nanos(nanos).to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// RFC 3339 (as Nomad prints `time.Time`) to Unix nanoseconds; `None` for Go's zero time or
+/// text that is not a time.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let t = chrono::DateTime::parse_from_rfc3339(s).ok()?;
+    if t.timestamp() <= 0 {
+        return None;
+    }
+    t.timestamp_nanos_opt()
 }

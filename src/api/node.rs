@@ -28,7 +28,7 @@ pub struct Node {
     pub create_index: u64,
     pub datacenter: String,
     pub drain: bool,
-    pub drain_strategy: Option<Value>,
+    pub drain_strategy: Option<super::DrainStrategy>,
     pub drivers: BTreeMap<String, DriverInfo>,
     pub events: Vec<NodeEvent>,
     #[serde(rename = "HTTPAddr")]
@@ -37,7 +37,7 @@ pub struct Node {
     pub host_volumes: Option<Value>,
     #[serde(rename = "ID")]
     pub id: String,
-    pub last_drain: Option<Value>,
+    pub last_drain: Option<super::DrainMetadata>,
     pub links: BTreeMap<String, String>,
     pub meta: BTreeMap<String, String>,
     pub modify_index: u64,
@@ -167,7 +167,7 @@ pub struct NodeListStub {
     pub host_volumes: Option<Value>,
     #[serde(rename = "ID")]
     pub id: String,
-    pub last_drain: Option<Value>,
+    pub last_drain: Option<super::DrainMetadata>,
     pub modify_index: u64,
     pub name: String,
     pub node_class: String,

@@ -61,7 +61,8 @@ pub async fn register(
 
 pub async fn run(
     rpc: Arc<dyn ServerRpc>,
-    node: Arc<Node>,
+    // The node as it is now: dynamic meta may have changed it since start.
+    node: Arc<super::node_meta::NodeMeta>,
     // The TTL registration handed out; the first heartbeat goes at once regardless.
     _registered_ttl: Duration,
     shutdown: CancellationToken,
@@ -74,13 +75,14 @@ pub async fn run(
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(wait) => {}
         }
-        match rpc.node_update_status(&node.id, NODE_STATUS_READY).await {
+        let node_id = node.node_id();
+        match rpc.node_update_status(&node_id, NODE_STATUS_READY).await {
             Ok(resp) => {
                 wait = next_heartbeat(resp.heartbeat_ttl);
             }
             Err(RpcError::UnknownNode(_)) => {
-                tracing::warn!(node_id = %node.id, "server does not know this node; re-registering");
-                match register(rpc.as_ref(), &node, &shutdown).await {
+                tracing::warn!(node_id = %node_id, "server does not know this node; re-registering");
+                match register(rpc.as_ref(), &node.current(), &shutdown).await {
                     Some(resp) => {
                         wait = next_heartbeat(resp.heartbeat_ttl);
                     }

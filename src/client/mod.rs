@@ -15,6 +15,7 @@ pub mod fingerprint;
 pub mod heartbeat;
 pub mod network;
 pub mod services;
+pub mod node_meta;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -48,6 +49,8 @@ pub struct Client;
 /// runtime stops; call `shutdown` to stop cleanly.
 pub struct ClientHandle {
     node: Arc<Node>,
+    /// Dynamic node metadata (`/v1/client/metadata`).
+    meta: Arc<node_meta::NodeMeta>,
     cfg: Arc<ClientConfig>,
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
@@ -71,13 +74,17 @@ impl Client {
         (cfg.network_interface, cfg.network_ip) =
             network::resolve(&cfg.network_interface, &cfg.network_ip);
         let drivers = DriverRegistry::from_config(&cfg.drivers);
-        let node = Arc::new(fingerprint::fingerprint(&cfg, &drivers).await?);
+        let node = fingerprint::fingerprint(&cfg, &drivers).await?;
+        let (meta, node) = node_meta::NodeMeta::load(cfg.state_dir(), node, rpc.clone());
+        let node = Arc::new(node);
+        let meta = Arc::new(meta);
         let cfg = Arc::new(cfg);
         let shutdown = CancellationToken::new();
         let stop_tasks = Arc::new(AtomicBool::new(false));
         let main = tokio::spawn(run(
             rpc,
             node.clone(),
+            meta.clone(),
             cfg.clone(),
             drivers,
             shutdown.clone(),
@@ -85,6 +92,7 @@ impl Client {
         ));
         Ok(ClientHandle {
             node,
+            meta,
             cfg,
             shutdown,
             stop_tasks,
@@ -96,6 +104,7 @@ impl Client {
 async fn run(
     rpc: Arc<dyn ServerRpc>,
     node: Arc<Node>,
+    meta: Arc<node_meta::NodeMeta>,
     cfg: Arc<ClientConfig>,
     drivers: DriverRegistry,
     shutdown: CancellationToken,
@@ -106,7 +115,7 @@ async fn run(
     };
     let heartbeats = tokio::spawn(heartbeat::run(
         rpc.clone(),
-        node.clone(),
+        meta,
         reg.heartbeat_ttl,
         shutdown.clone(),
     ));
@@ -149,6 +158,10 @@ impl ClientHandle {
     /// The node as fingerprinted at start.
     pub fn node(&self) -> Arc<Node> {
         self.node.clone()
+    }
+
+    pub fn node_meta(&self) -> Arc<node_meta::NodeMeta> {
+        self.meta.clone()
     }
 
     /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.

@@ -16,9 +16,12 @@ mod agent;
 mod body;
 mod deployments;
 mod error;
+mod events;
 mod jobs;
 mod log_stream;
 mod logs;
+mod node_drain;
+mod node_meta;
 mod objects;
 mod query;
 mod respond;
@@ -98,7 +101,7 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/allocations", any(objects::allocs_list))
         .route("/v1/allocation/{*rest}", any(objects::alloc_specific))
         .route("/v1/nodes", any(objects::nodes_list))
-        .route("/v1/node/{*rest}", any(objects::node_specific))
+        .route("/v1/node/{*rest}", any(node_drain::node_specific))
         .route("/v1/evaluations", any(objects::evals_list))
         .route("/v1/deployments", any(deployments::list))
         .route("/v1/deployment/{*rest}", any(deployments::specific))
@@ -117,6 +120,8 @@ pub fn router(state: HttpState) -> Router {
             "/v1/system/reconcile/summaries",
             any(system::reconcile_summaries),
         )
+        .route("/v1/event/stream", any(events::stream))
+        .route("/v1/client/metadata", any(node_meta::metadata))
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         // Job bodies with big templates exceed axum's 2 MB default.

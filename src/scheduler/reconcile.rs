@@ -10,7 +10,7 @@
 //!                                   \--- no ------------------> done (keeps its slot)
 //!   client complete/lost (service) ............................. ignored (slot is free)
 //!   running/pending on a missing, down or disconnected node .... lost (stop lost + replace)
-//!   running/pending on a draining node, marked to migrate ...... migrate (stop + replace)
+//!   running/pending, marked to migrate by the drainer ........... migrate (stop + replace)
 //!   running/pending otherwise .................................. untainted
 //! ```
 //!
@@ -407,7 +407,9 @@ fn reconcile_group(
                 },
                 replacement(a, false),
             )),
-            Some(Taint::Draining) if a.desired_transition.migrate == Some(true) => replaced.push((
+            // Marked by the drainer: it moves even once the drain has ended (Nomad's
+            // "non-terminal allocs marked for migration always migrate").
+            _ if a.desired_transition.migrate == Some(true) => replaced.push((
                 StopResult {
                     alloc: a.clone(),
                     description: STATUS_ALLOC_MIGRATING,

@@ -2,8 +2,8 @@
 //! one alloc per task group on every ready, feasible node of the job's pool and datacenters.
 //!
 //! Per node and group, what the reconciler decides, as Nomad's `reconcile_node.go`:
-//! - a live alloc on a node that is gone or down is lost; on a draining node it migrates
-//!   (stops); on a node outside the pool/datacenters, or one whose attributes no longer meet
+//! - a live alloc on a node that is gone or down is lost; one the drainer marked to migrate
+//!   stops; on a draining node it otherwise stays (system allocs move last); on a node outside the pool/datacenters, or one whose attributes no longer meet
 //!   the constraints, it is not needed (stops); on a ready-but-ineligible node it is kept
 //!   unless the job changed;
 //! - a live alloc of an older job version is replaced on the same node (destructive);
@@ -300,8 +300,13 @@ impl SystemRun<'_> {
             _ => return Decision::Stop(a, STATUS_ALLOC_LOST, Some(ALLOC_CLIENT_LOST)),
         };
         let changed = a.job.as_ref().map(|j| j.job_modify_index) != Some(job.job_modify_index);
-        if node.drain || node.drain_strategy.is_some() {
+        if a.desired_transition.migrate == Some(true) {
             return Decision::Stop(a, STATUS_ALLOC_MIGRATING, None);
+        }
+        if node.drain || node.drain_strategy.is_some() {
+            // The drainer moves system allocs last (or never, with -ignore-system) by marking
+            // them; until then they stay.
+            return Decision::Keep;
         }
         if !in_scope(&node) {
             return Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None);

@@ -111,11 +111,15 @@ fn lost_draining_and_out_of_scope_nodes() {
     moved.datacenter = "dc2".into();
     let mut inel = node("inel");
     inel.scheduling_eligibility = NODE_INELIGIBLE.into();
-    let allocs = ["down", "drain", "moved", "inel", "gone"]
+    let mut drain_kept = node("drain-kept");
+    drain_kept.drain = true;
+    let mut allocs: Vec<_> = ["down", "drain", "moved", "inel", "gone", "drain-kept"]
         .iter()
         .map(|n| alloc(&arc, 0, n))
         .collect();
-    let r = run(&j, vec![down, drain, moved, inel], allocs);
+    // Only the alloc the drainer marked moves; the other draining node keeps its alloc.
+    allocs[1].desired_transition.migrate = Some(true);
+    let r = run(&j, vec![down, drain, moved, inel, drain_kept], allocs);
     let mut got = stops(&r);
     got.sort();
     assert_eq!(

@@ -163,6 +163,18 @@ fn parse_nanos(s: &Option<String>) -> Option<i64> {
 pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
     let tg = a.job.as_ref()?.lookup_task_group(&a.task_group)?;
     let u = tg.update.clone().unwrap_or_default();
+    task_states_health(a, tg, u.min_healthy_time, u.healthy_deadline, now)
+}
+
+/// The `task_states` health check with explicit timings (the drainer uses the group's
+/// `migrate` block).
+pub(crate) fn task_states_health(
+    a: &Allocation,
+    tg: &crate::api::TaskGroup,
+    min_healthy_time: i64,
+    healthy_deadline: i64,
+    now: i64,
+) -> Option<bool> {
     if a.client_terminal() {
         return Some(false);
     }
@@ -170,7 +182,7 @@ pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
     if states.values().any(|s| s.failed) {
         return Some(false);
     }
-    let deadline = a.create_time.saturating_add(u.healthy_deadline);
+    let deadline = a.create_time.saturating_add(healthy_deadline);
     let mut since = 0i64;
     let mut all_running = !states.is_empty() && a.client_status == crate::api::ALLOC_CLIENT_RUNNING;
     for t in &tg.tasks {
@@ -198,10 +210,10 @@ pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
             _ => all_running = false,
         }
     }
-    if all_running && now.saturating_sub(since) >= u.min_healthy_time {
+    if all_running && now.saturating_sub(since) >= min_healthy_time {
         return Some(true);
     }
-    if u.healthy_deadline > 0 && now > deadline {
+    if healthy_deadline > 0 && now > deadline {
         return Some(false);
     }
     None

@@ -104,6 +104,30 @@ pub enum Command {
     ServiceRegistrationDelete { namespace: String, id: String },
     /// A client removes the registrations of allocs it stopped.
     ServiceRegistrationDeleteByAlloc { alloc_ids: Vec<String> },
+    /// Set, update or end the drain of nodes: one node from the drain endpoint, a batch when
+    /// the drainer completes drains. The variant is the entry's message type: the event
+    /// stream emits `NodeDrain` events for it.
+    NodeUpdateDrain {
+        updates: Vec<super::state::NodeDrainUpdate>,
+        /// Evals for system jobs when a cancelled drain makes the node eligible again.
+        evals: Vec<Evaluation>,
+        time: i64,
+    },
+    /// Change a node's scheduling eligibility (`node eligibility`), with evals for system
+    /// jobs when it becomes eligible.
+    NodeUpdateEligibility {
+        node_id: String,
+        eligibility: String,
+        event: Option<crate::api::NodeEvent>,
+        evals: Vec<Evaluation>,
+        time: i64,
+    },
+    /// The drainer marks allocs to migrate, with an eval per affected job.
+    AllocUpdateDesiredTransition {
+        transitions: std::collections::BTreeMap<String, crate::api::DesiredTransition>,
+        evals: Vec<Evaluation>,
+        time: i64,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -337,8 +361,49 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 s.refresh_job(index, &(job.namespace.clone(), job.id.clone()));
             }
         }
+        Command::NodeUpdateDrain {
+            updates,
+            evals,
+            time,
+        } => {
+            for u in updates {
+                if !s.update_node_drain(index, u, *time) && updates.len() == 1 {
+                    return Err(format!("node {} not found", u.node_id));
+                }
+            }
+            upsert_evals(s, index, evals);
+        }
+        Command::NodeUpdateEligibility {
+            node_id,
+            eligibility,
+            event,
+            evals,
+            time,
+        } => {
+            if !s.update_node_eligibility(index, node_id, eligibility, event.as_ref(), *time) {
+                return Err(format!("node {node_id} not found"));
+            }
+            upsert_evals(s, index, evals);
+        }
+        Command::AllocUpdateDesiredTransition {
+            transitions,
+            evals,
+            time,
+        } => {
+            s.update_desired_transitions(index, transitions, *time);
+            upsert_evals(s, index, evals);
+        }
     }
     Ok(())
+}
+
+fn upsert_evals(s: &mut StateSnapshot, index: u64, evals: &[Evaluation]) {
+    for e in evals {
+        s.upsert_eval(index, e.clone());
+    }
+    for k in StateSnapshot::keys_of(&[], evals) {
+        s.refresh_job(index, &k);
+    }
 }
 
 /// Apply a deployment status change; a successful deployment marks its job version stable.

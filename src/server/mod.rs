@@ -11,9 +11,12 @@
 pub mod blocked_evals;
 pub mod core_gc;
 mod deployment_watcher;
+mod drainer;
 pub mod endpoints;
 mod error;
 pub mod eval_broker;
+pub mod events;
+mod events_from;
 pub mod fsm;
 mod heartbeat;
 mod leader;
@@ -96,6 +99,7 @@ struct Inner {
     plans: plan_apply::PlanQueue,
     shutdown: CancellationToken,
     tasks: Mutex<JoinSet<()>>,
+    events: Arc<events::EventBroker>,
 }
 
 /// The FSM raft drives: the state store, plus routing of the evals each command creates to
@@ -103,17 +107,23 @@ struct Inner {
 struct ServerFsm {
     state: Arc<StateStore>,
     evals: tokio::sync::mpsc::UnboundedSender<Vec<crate::api::Evaluation>>,
+    /// Every applied entry's events, for `/v1/event/stream`.
+    events: Arc<events::EventBroker>,
 }
 
 impl Fsm for ServerFsm {
     fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse {
+        let before = self.state.snapshot();
         let resp = self.state.apply(index, cmd);
         if resp.error.is_empty() {
-            let evals = leader::evals_to_route(cmd, &self.state.snapshot());
+            let after = self.state.snapshot();
+            let evals = leader::evals_to_route(cmd, &after);
             if !evals.is_empty() {
                 // The receiver lives as long as the server; a send error means shutdown.
                 let _ = self.evals.send(evals);
             }
+            self.events
+                .publish(events_from::for_command(cmd, index, &before, &after));
         }
         resp
     }
@@ -134,9 +144,11 @@ impl Server {
     pub async fn start(config: ServerConfig) -> Result<Server, ServerError> {
         let state = Arc::new(StateStore::new());
         let (eval_tx, eval_rx) = tokio::sync::mpsc::unbounded_channel();
+        let events = Arc::new(events::EventBroker::new());
         let fsm = Arc::new(ServerFsm {
             state: state.clone(),
             evals: eval_tx,
+            events: events.clone(),
         });
         let raft = RaftHandle::start(
             RaftConfig::new(
@@ -164,12 +176,14 @@ impl Server {
                 plans,
                 shutdown,
                 tasks: Mutex::new(JoinSet::new()),
+                events,
             }),
         };
         server.spawn(plan_apply::run(server.clone(), plan_rx));
         server.spawn(leader::run(server.clone(), eval_rx));
         server.spawn(heartbeat::run(server.clone()));
         server.spawn(core_gc::run(server.clone(), server.config().gc));
+        server.spawn(drainer::run(server.clone()));
         for i in 0..server.inner.config.num_schedulers.max(1) {
             server.spawn(worker::run(server.clone(), i as u64));
         }
@@ -200,6 +214,11 @@ impl Server {
 
     pub(crate) fn shutdown_token(&self) -> &CancellationToken {
         &self.inner.shutdown
+    }
+
+    /// The event stream's broker.
+    pub fn events(&self) -> &Arc<events::EventBroker> {
+        &self.inner.events
     }
 
     pub fn is_leader(&self) -> bool {
@@ -266,6 +285,8 @@ impl Server {
     }
 }
 
+#[cfg(test)]
+mod node_drain_tests;
 #[cfg(test)]
 mod system_tests;
 #[cfg(test)]

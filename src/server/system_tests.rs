@@ -8,7 +8,7 @@ use super::endpoints::job;
 use super::{Server, ServerConfig};
 use crate::api::*;
 
-fn node(id: &str, cpu: i64, mem: i64) -> Node {
+pub(super) fn node(id: &str, cpu: i64, mem: i64) -> Node {
     Node {
         id: id.to_string(),
         secret_id: format!("secret-{id}"),
@@ -52,7 +52,7 @@ fn node(id: &str, cpu: i64, mem: i64) -> Node {
     }
 }
 
-fn mock_job(id: &str, count: i32, mem: i64) -> Job {
+pub(super) fn mock_job(id: &str, count: i32, mem: i64) -> Job {
     Job {
         id: id.to_string(),
         task_groups: vec![TaskGroup {
@@ -74,7 +74,7 @@ fn mock_job(id: &str, count: i32, mem: i64) -> Job {
     }
 }
 
-async fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+pub(super) async fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         if let Some(v) = f() {
@@ -88,7 +88,7 @@ async fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-fn live(server: &Server, job: &str) -> Vec<std::sync::Arc<Allocation>> {
+pub(super) fn live(server: &Server, job: &str) -> Vec<std::sync::Arc<Allocation>> {
     server
         .state()
         .snapshot()
@@ -108,7 +108,7 @@ fn live_ns(server: &Server, ns: &str, job: &str) -> Vec<std::sync::Arc<Allocatio
         .collect()
 }
 
-fn system_job(ns: &str, id: &str) -> Job {
+pub(super) fn system_job(ns: &str, id: &str) -> Job {
     let mut j = mock_job(id, 1, 50);
     j.r#type = JOB_TYPE_SYSTEM.to_string();
     j.namespace = ns.to_string();
@@ -116,7 +116,7 @@ fn system_job(ns: &str, id: &str) -> Job {
     j
 }
 
-fn on_nodes(allocs: &[std::sync::Arc<Allocation>]) -> Vec<String> {
+pub(super) fn on_nodes(allocs: &[std::sync::Arc<Allocation>]) -> Vec<String> {
     let mut v: Vec<String> = allocs.iter().map(|a| a.node_id.clone()).collect();
     v.sort();
     v

@@ -6,3 +6,4 @@ pub mod eval;
 pub mod job;
 pub mod node;
 pub mod service;
+pub mod node_drain;

@@ -36,6 +36,7 @@ pub async fn register(server: &Server, mut node: Node) -> Result<NodeUpdateRespo
         node.scheduling_eligibility = existing.scheduling_eligibility.clone();
         node.drain = existing.drain;
         node.drain_strategy = existing.drain_strategy.clone();
+        node.last_drain = existing.last_drain.clone();
     }
     if node.status.is_empty() {
         node.status = NODE_STATUS_INIT.to_string();

@@ -11,6 +11,7 @@
 
 mod deployments;
 mod gc;
+mod nodes;
 mod persist;
 mod services;
 mod summary;
@@ -26,6 +27,7 @@ use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
 
 pub use gc::Reap;
+pub use nodes::NodeDrainUpdate;
 pub use persist::PersistError;
 
 /// (namespace, job ID)

@@ -48,9 +48,21 @@ pub struct AllocRunnerHandle {
     pub alloc: Arc<Allocation>,
     cmds: mpsc::UnboundedSender<Command>,
     join: JoinHandle<()>,
+    controls: TaskControls,
 }
 
+/// The alloc's tasks for the interactive endpoints, filled once the tasks are set up.
+type TaskControls = Arc<std::sync::RwLock<BTreeMap<String, super::control::TaskControl>>>;
+
 impl AllocRunnerHandle {
+    pub fn control(&self) -> super::control::AllocControl {
+        super::control::AllocControl {
+            alloc_id: self.alloc_id.clone(),
+            alloc_dir: self.alloc_dir.root.clone(),
+            tasks: self.controls.clone(),
+        }
+    }
+
     pub fn update(&mut self, alloc: Arc<Allocation>) {
         self.alloc = alloc.clone();
         let _ = self.cmds.send(Command::Update(alloc));
@@ -87,6 +99,7 @@ pub struct AllocRunner {
     last_sent: Option<Allocation>,
     /// Set once the group is being torn down, so siblings are killed only once.
     killing: bool,
+    controls: TaskControls,
 }
 
 impl AllocRunner {
@@ -95,7 +108,9 @@ impl AllocRunner {
         let alloc_id = p.alloc.id.clone();
         let alloc = p.alloc.clone();
         let alloc_dir = p.alloc_dir.clone();
+        let controls = TaskControls::default();
         let runner = AllocRunner {
+            controls: controls.clone(),
             p,
             tasks: BTreeMap::new(),
             state_changed: Arc::new(Notify::new()),
@@ -109,6 +124,7 @@ impl AllocRunner {
             alloc,
             cmds: tx,
             join: tokio::spawn(runner.run()),
+            controls,
         }
     }
 
@@ -138,6 +154,10 @@ impl AllocRunner {
                 state_changed: self.state_changed.clone(),
                 seed,
             });
+            self.controls
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(task.name.clone(), handle.control());
             self.tasks.insert(task.name.clone(), handle);
         }
         Ok(())

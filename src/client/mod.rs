@@ -11,8 +11,11 @@ pub mod alloc_status;
 pub mod alloc_updates;
 pub mod alloc_watcher;
 pub mod config;
+pub mod control;
 pub mod fingerprint;
+pub mod fs;
 pub mod heartbeat;
+pub mod host_stats;
 pub mod network;
 pub mod task_runner;
 pub mod taskenv;
@@ -51,6 +54,7 @@ pub struct ClientHandle {
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
     main: JoinHandle<()>,
+    index: control::AllocIndex,
 }
 
 impl Client {
@@ -74,7 +78,9 @@ impl Client {
         let cfg = Arc::new(cfg);
         let shutdown = CancellationToken::new();
         let stop_tasks = Arc::new(AtomicBool::new(false));
+        let index = control::AllocIndex::default();
         let main = tokio::spawn(run(
+            index.clone(),
             rpc,
             node.clone(),
             cfg.clone(),
@@ -88,11 +94,13 @@ impl Client {
             shutdown,
             stop_tasks,
             main,
+            index,
         })
     }
 }
 
 async fn run(
+    index: control::AllocIndex,
     rpc: Arc<dyn ServerRpc>,
     node: Arc<Node>,
     cfg: Arc<ClientConfig>,
@@ -128,6 +136,7 @@ async fn run(
         drivers,
         updates: tx,
         shutdown,
+        index,
     }
     .run()
     .await;
@@ -148,6 +157,20 @@ impl ClientHandle {
     /// The node as fingerprinted at start.
     pub fn node(&self) -> Arc<Node> {
         self.node.clone()
+    }
+
+    /// A live alloc's runner controls (exec, stats, signal, restart).
+    pub fn alloc_control(&self, alloc_id: &str) -> Option<control::AllocControl> {
+        self.index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(alloc_id)
+            .cloned()
+    }
+
+    /// The client's configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.cfg
     }
 
     /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.

@@ -91,6 +91,13 @@ pub enum Command {
         eval: Option<Evaluation>,
         time: i64,
     },
+    /// Set desired transitions of allocs (`nomad alloc stop` migrates one), with the evals
+    /// that act on them (Nomad's `AllocUpdateDesiredTransitionRequest`).
+    AllocUpdateDesiredTransition {
+        allocs: std::collections::BTreeMap<String, crate::api::DesiredTransition>,
+        evals: Vec<Evaluation>,
+        time: i64,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -210,6 +217,21 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             for k in StateSnapshot::keys_of(&updated, evals) {
                 s.refresh_job(index, &k);
                 s.recount_deployments(index, &k, *time);
+            }
+        }
+        Command::AllocUpdateDesiredTransition {
+            allocs,
+            evals,
+            time,
+        } => {
+            for (id, t) in allocs {
+                s.update_alloc_desired_transition(index, id, t, *time);
+            }
+            for e in evals {
+                s.upsert_eval(index, e.clone());
+            }
+            for k in StateSnapshot::keys_of(&[], evals) {
+                s.refresh_job(index, &k);
             }
         }
         Command::EvalUpsert { evals } => {

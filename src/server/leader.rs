@@ -23,7 +23,10 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         }
         Command::NodeUpdateStatus { evals, .. }
         | Command::AllocClientUpdate { evals, .. }
-        | Command::EvalUpsert { evals } => evals.iter().map(|e| e.id.as_str()).collect(),
+        | Command::EvalUpsert { evals }
+        | Command::AllocUpdateDesiredTransition { evals, .. } => {
+            evals.iter().map(|e| e.id.as_str()).collect()
+        }
         Command::NodeRegister { .. } | Command::ApplyPlan { .. } => Vec::new(),
     };
     ids.into_iter()

@@ -199,6 +199,29 @@ impl StateSnapshot {
         Some(alloc)
     }
 
+    /// Merge `t` into an alloc's desired transition (set fields win, as Nomad's `Merge`).
+    pub(crate) fn update_alloc_desired_transition(
+        &mut self,
+        index: u64,
+        id: &str,
+        t: &crate::api::DesiredTransition,
+        time: i64,
+    ) {
+        let Some(existing) = self.allocs.get(id) else {
+            return;
+        };
+        let mut alloc = (**existing).clone();
+        let d = &mut alloc.desired_transition;
+        d.migrate = t.migrate.or(d.migrate);
+        d.no_shutdown_delay = t.no_shutdown_delay.or(d.no_shutdown_delay);
+        d.reschedule = t.reschedule.or(d.reschedule);
+        d.force_reschedule = t.force_reschedule.or(d.force_reschedule);
+        alloc.modify_index = index;
+        alloc.modify_time = time;
+        self.allocs.insert(alloc.id.clone(), Arc::new(alloc));
+        self.touch(Table::Allocs, index);
+    }
+
     pub(crate) fn upsert_eval(&mut self, index: u64, mut eval: Evaluation) {
         match self.evals.get(&eval.id) {
             Some(existing) => eval.create_index = existing.create_index,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::harness::*;
 
-fn docker_ready() -> bool {
+pub fn docker_ready() -> bool {
     let ok = std::process::Command::new("docker")
         .args(["image", "inspect", "nomad-rs-busybox:latest"])
         .output()

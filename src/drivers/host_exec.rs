@@ -278,7 +278,10 @@ async fn run_tty(cmd: Command, mut s: ExecSession) -> io::Result<i32> {
     };
     // Output written just before the exit is still in the terminal's buffer.
     let drain = async {
-        while output_open {
+        if !output_open {
+            return;
+        }
+        loop {
             match master.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {

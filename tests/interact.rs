@@ -203,7 +203,11 @@ fn alloc_signal_restart_and_stats_reach_the_task() {
             .contains("got-usr1")
             .then_some(())
     });
-    assert!(events(&agent, &id, "t").contains(&"Signaling".to_string()));
+    wait_until(Duration::from_secs(10), "Signaling event", || {
+        events(&agent, &id, "t")
+            .contains(&"Signaling".to_string())
+            .then_some(())
+    });
     let bad = agent.nomad(&["alloc", "signal", "-s", "SIGNOPE", &id]);
     assert_exit(&bad, 1);
     assert!(stderr(&bad).contains("Error signalling allocation"));
@@ -253,7 +257,11 @@ fn alloc_stop_stops_and_reschedules() {
     let replacement = agent.wait_alloc("trapper", "replacement running", |a| {
         a["ID"] != Value::String(id.clone()) && a["ClientStatus"] == "running"
     });
-    assert_eq!(replacement["PreviousAllocation"], Value::String(id.clone()));
+    let full = agent.get(&format!(
+        "/v1/allocation/{}",
+        replacement["ID"].as_str().expect("id")
+    ));
+    assert_eq!(full["PreviousAllocation"], Value::String(id.clone()));
     let old = wait_until(Duration::from_secs(20), "old alloc stopped", || {
         let a = agent.get(&format!("/v1/allocation/{id}"));
         (a["DesiredStatus"] == "stop" && a["ClientStatus"] == "complete").then_some(a)
@@ -342,7 +350,12 @@ fn docker_exec_runs_in_the_container() {
         "test -t 1 && echo is-tty",
     ]);
     assert_exit(&tty, 0);
-    assert!(stdout(&tty).contains("is-tty"));
+    assert!(
+        stdout(&tty).contains("is-tty"),
+        "{}\n{}",
+        stdout(&tty),
+        stderr(&tty)
+    );
     let stats = agent.get(&format!("/v1/client/allocation/{id}/stats"));
     assert!(stats["Tasks"]["c"]["ResourceUsage"]["MemoryStats"].is_object());
 }

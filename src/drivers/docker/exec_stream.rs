@@ -105,6 +105,11 @@ pub async fn exec_streaming(
                 Some(ExecInput::Stdin(data)) => {
                     let _ = wr.write_all(&data).await;
                 }
+                // A terminal has no half-close (docker would end the whole session): send
+                // the terminal's EOF character instead.
+                Some(ExecInput::StdinClose) if s.tty => {
+                    let _ = wr.write_all(&[4]).await;
+                }
                 Some(ExecInput::StdinClose) => {
                     let _ = wr.shutdown().await;
                 }

@@ -91,6 +91,10 @@ pub enum Command {
     Validate(job::validate::Args),
     #[command(hide = true)]
     Logs(alloc::logs::Args),
+    /// Execute commands in task (alias of `alloc exec`)
+    Exec(alloc::exec::Args),
+    #[command(hide = true)]
+    Fs(alloc::fs::Args),
 }
 
 async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
@@ -112,6 +116,8 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Inspect(a) => job::inspect::run(a, &a.global).await,
         Command::Validate(a) => job::validate::run(a, &a.global).await,
         Command::Logs(a) => alloc::logs::run(a, &a.global).await,
+        Command::Exec(a) => alloc::exec::run(a, &a.global).await,
+        Command::Fs(a) => alloc::fs::run(a, &a.global).await,
     }
 }
 

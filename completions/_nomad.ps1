@@ -43,6 +43,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task (alias of `alloc exec`)')
+            [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -71,6 +73,11 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
+            [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
+            [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -82,6 +89,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Shows only the most recent task event')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the allocation in its JSON format')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Display detailed resource usage statistics')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -99,6 +107,77 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
             [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the logs contents with offsets relative to the end of the logs')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;fs' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, only allocations of this task group')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
+            [CompletionResult]::new('-H', '-H ', [CompletionResultType]::ParameterName, 'Machine friendly output: sizes in bytes')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Show file stat information instead of displaying the file, or listing the directory')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the files contents with offsets relative to the end of the file')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;exec' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, only allocations of this task group')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Pass stdin to the container (default true)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Allocate a pseudo-tty (default: whether stdin is a terminal)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Escape character for closing the session ("none" to disable)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task to exec into (optional when the group has one task)')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'verbose')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;stop' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of monitoring the eval')
+            [CompletionResult]::new('--no-shutdown-delay', '--no-shutdown-delay', [CompletionResultType]::ParameterName, 'Ignore the group and tasks'' shutdown_delay')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'verbose')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;restart' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task to restart')
+            [CompletionResult]::new('--all-tasks', '--all-tasks', [CompletionResultType]::ParameterName, 'Restart every task of the allocation, including dead prestart and poststart tasks')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'verbose')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;alloc;signal' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The signal to send')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task to signal')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'verbose')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -106,6 +185,11 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;alloc;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
+            [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
+            [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -113,6 +197,21 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;alloc;help;logs' {
+            break
+        }
+        'nomad;alloc;help;fs' {
+            break
+        }
+        'nomad;alloc;help;exec' {
+            break
+        }
+        'nomad;alloc;help;stop' {
+            break
+        }
+        'nomad;alloc;help;restart' {
+            break
+        }
+        'nomad;alloc;help;signal' {
             break
         }
         'nomad;alloc;help;help' {
@@ -878,6 +977,41 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
             [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the logs contents with offsets relative to the end of the logs')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;exec' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, only allocations of this task group')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Pass stdin to the container (default true)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Allocate a pseudo-tty (default: whether stdin is a terminal)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Escape character for closing the session ("none" to disable)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task to exec into (optional when the group has one task)')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'verbose')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;fs' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, only allocations of this task group')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
+            [CompletionResult]::new('-H', '-H ', [CompletionResultType]::ParameterName, 'Machine friendly output: sizes in bytes')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Use a random allocation from the specified job ID or prefix')
+            [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Show file stat information instead of displaying the file, or listing the directory')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Show the files contents with offsets relative to the end of the file')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -901,6 +1035,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
+            [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task (alias of `alloc exec`)')
+            [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -910,12 +1046,32 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;help;alloc' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display allocation status information and metadata')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
+            [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
+            [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
+            [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
             break
         }
         'nomad;help;alloc;status' {
             break
         }
         'nomad;help;alloc;logs' {
+            break
+        }
+        'nomad;help;alloc;fs' {
+            break
+        }
+        'nomad;help;alloc;exec' {
+            break
+        }
+        'nomad;help;alloc;stop' {
+            break
+        }
+        'nomad;help;alloc;restart' {
+            break
+        }
+        'nomad;help;alloc;signal' {
             break
         }
         'nomad;help;deployment' {
@@ -1096,6 +1252,12 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;logs' {
+            break
+        }
+        'nomad;help;exec' {
+            break
+        }
+        'nomad;help;fs' {
             break
         }
         'nomad;help;help' {

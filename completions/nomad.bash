@@ -28,8 +28,14 @@ _nomad() {
             nomad,eval)
                 cmd="nomad__subcmd__eval"
                 ;;
+            nomad,exec)
+                cmd="nomad__subcmd__exec"
+                ;;
             nomad,fmt)
                 cmd="nomad__subcmd__fmt"
+                ;;
+            nomad,fs)
+                cmd="nomad__subcmd__fs"
                 ;;
             nomad,help)
                 cmd="nomad__subcmd__help"
@@ -73,14 +79,35 @@ _nomad() {
             nomad,version)
                 cmd="nomad__subcmd__version"
                 ;;
+            nomad__subcmd__alloc,exec)
+                cmd="nomad__subcmd__alloc__subcmd__exec"
+                ;;
+            nomad__subcmd__alloc,fs)
+                cmd="nomad__subcmd__alloc__subcmd__fs"
+                ;;
             nomad__subcmd__alloc,help)
                 cmd="nomad__subcmd__alloc__subcmd__help"
                 ;;
             nomad__subcmd__alloc,logs)
                 cmd="nomad__subcmd__alloc__subcmd__logs"
                 ;;
+            nomad__subcmd__alloc,restart)
+                cmd="nomad__subcmd__alloc__subcmd__restart"
+                ;;
+            nomad__subcmd__alloc,signal)
+                cmd="nomad__subcmd__alloc__subcmd__signal"
+                ;;
             nomad__subcmd__alloc,status)
                 cmd="nomad__subcmd__alloc__subcmd__status"
+                ;;
+            nomad__subcmd__alloc,stop)
+                cmd="nomad__subcmd__alloc__subcmd__stop"
+                ;;
+            nomad__subcmd__alloc__subcmd__help,exec)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__exec"
+                ;;
+            nomad__subcmd__alloc__subcmd__help,fs)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__fs"
                 ;;
             nomad__subcmd__alloc__subcmd__help,help)
                 cmd="nomad__subcmd__alloc__subcmd__help__subcmd__help"
@@ -88,8 +115,17 @@ _nomad() {
             nomad__subcmd__alloc__subcmd__help,logs)
                 cmd="nomad__subcmd__alloc__subcmd__help__subcmd__logs"
                 ;;
+            nomad__subcmd__alloc__subcmd__help,restart)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__restart"
+                ;;
+            nomad__subcmd__alloc__subcmd__help,signal)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__signal"
+                ;;
             nomad__subcmd__alloc__subcmd__help,status)
                 cmd="nomad__subcmd__alloc__subcmd__help__subcmd__status"
+                ;;
+            nomad__subcmd__alloc__subcmd__help,stop)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__stop"
                 ;;
             nomad__subcmd__deployment,fail)
                 cmd="nomad__subcmd__deployment__subcmd__fail"
@@ -175,8 +211,14 @@ _nomad() {
             nomad__subcmd__help,eval)
                 cmd="nomad__subcmd__help__subcmd__eval"
                 ;;
+            nomad__subcmd__help,exec)
+                cmd="nomad__subcmd__help__subcmd__exec"
+                ;;
             nomad__subcmd__help,fmt)
                 cmd="nomad__subcmd__help__subcmd__fmt"
+                ;;
+            nomad__subcmd__help,fs)
+                cmd="nomad__subcmd__help__subcmd__fs"
                 ;;
             nomad__subcmd__help,help)
                 cmd="nomad__subcmd__help__subcmd__help"
@@ -220,11 +262,26 @@ _nomad() {
             nomad__subcmd__help,version)
                 cmd="nomad__subcmd__help__subcmd__version"
                 ;;
+            nomad__subcmd__help__subcmd__alloc,exec)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__exec"
+                ;;
+            nomad__subcmd__help__subcmd__alloc,fs)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__fs"
+                ;;
             nomad__subcmd__help__subcmd__alloc,logs)
                 cmd="nomad__subcmd__help__subcmd__alloc__subcmd__logs"
                 ;;
+            nomad__subcmd__help__subcmd__alloc,restart)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__restart"
+                ;;
+            nomad__subcmd__help__subcmd__alloc,signal)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__signal"
+                ;;
             nomad__subcmd__help__subcmd__alloc,status)
                 cmd="nomad__subcmd__help__subcmd__alloc__subcmd__status"
+                ;;
+            nomad__subcmd__help__subcmd__alloc,stop)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__stop"
                 ;;
             nomad__subcmd__help__subcmd__deployment,fail)
                 cmd="nomad__subcmd__help__subcmd__deployment__subcmd__fail"
@@ -521,7 +578,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help"
+            opts="-v -h --version --help agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,7 +654,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc)
-            opts="-h --help status logs help"
+            opts="-h --help status logs fs exec stop restart signal help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,9 +667,129 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__alloc__subcmd__help)
-            opts="status logs help"
+        nomad__subcmd__alloc__subcmd__exec)
+            opts="-i -t -e -h --address --region --namespace --token --job --group --task --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__fs)
+            opts="-H -f -n -c -h --address --region --namespace --token --verbose --job --group --stat --tail --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__help)
+            opts="status logs fs exec stop restart signal help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__exec)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__fs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -652,6 +829,34 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__signal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__alloc__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -666,8 +871,22 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__alloc__subcmd__logs)
-            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --help"
+            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,8 +927,110 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__alloc__subcmd__restart)
+            opts="-h --address --region --namespace --token --all-tasks --task --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__signal)
+            opts="-s -h --address --region --namespace --token --task --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__alloc__subcmd__status)
-            opts="-h --address --region --namespace --token --short --verbose --json --help"
+            opts="-h --address --region --namespace --token --short --verbose --json --stats --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__stop)
+            opts="-h --address --region --namespace --token --detach --no-shutdown-delay --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1286,6 +1607,56 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__exec)
+            opts="-i -t -e -h --address --region --namespace --token --job --group --task --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__fmt)
             opts="-h --check --list --recursive --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1308,8 +1679,50 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__fs)
+            opts="-H -f -n -c -h --address --region --namespace --token --verbose --job --group --stat --tail --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help"
+            opts="agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1337,8 +1750,36 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__alloc)
-            opts="status logs"
+            opts="status logs fs exec stop restart signal"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__exec)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__fs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1364,7 +1805,49 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__signal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__alloc__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1546,7 +2029,35 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__exec)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__fmt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__fs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2617,7 +3128,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__logs)
-            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --help"
+            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -40,6 +40,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
             cand logs 'Flags accepted by every command that talks to an agent'
+            cand exec 'Execute commands in task (alias of `alloc exec`)'
+            cand fs 'Flags accepted by every command that talks to an agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;agent'= {
@@ -66,6 +68,11 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --help 'Print help'
             cand status 'Display allocation status information and metadata'
             cand logs 'Streams the logs of a task'
+            cand fs 'Inspect the contents of an allocation directory'
+            cand exec 'Execute commands in task'
+            cand stop 'Stop and reschedule a running allocation'
+            cand restart 'Restart a running allocation'
+            cand signal 'Signal a running allocation'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;alloc;status'= {
@@ -76,6 +83,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --short 'Display short output. Shows only the most recent task event'
             cand --verbose 'Show full information'
             cand --json 'Output the allocation in its JSON format'
+            cand --stats 'Display detailed resource usage statistics'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -92,17 +100,98 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --stdout 'Display stdout logs (the default)'
             cand --tail 'Show the logs contents with offsets relative to the end of the logs'
             cand --verbose 'Show full information'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;fs'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'With -job, only allocations of this task group'
+            cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
+            cand -c 'Sets the tail location in number of bytes relative to the end'
+            cand -H 'Machine friendly output: sizes in bytes'
+            cand --verbose 'Show full information'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand --stat 'Show file stat information instead of displaying the file, or listing the directory'
+            cand -f 'Causes the output to not stop, and instead continuously output new lines'
+            cand --tail 'Show the files contents with offsets relative to the end of the file'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;exec'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'With -job, only allocations of this task group'
+            cand -i 'Pass stdin to the container (default true)'
+            cand -t 'Allocate a pseudo-tty (default: whether stdin is a terminal)'
+            cand -e 'Escape character for closing the session ("none" to disable)'
+            cand --task 'The task to exec into (optional when the group has one task)'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand --verbose 'verbose'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;stop'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of monitoring the eval'
+            cand --no-shutdown-delay 'Ignore the group and tasks'' shutdown_delay'
+            cand --verbose 'verbose'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;restart'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --task 'The task to restart'
+            cand --all-tasks 'Restart every task of the allocation, including dead prestart and poststart tasks'
+            cand --verbose 'verbose'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;alloc;signal'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -s 'The signal to send'
+            cand --task 'The task to signal'
+            cand --verbose 'verbose'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'nomad;alloc;help'= {
             cand status 'Display allocation status information and metadata'
             cand logs 'Streams the logs of a task'
+            cand fs 'Inspect the contents of an allocation directory'
+            cand exec 'Execute commands in task'
+            cand stop 'Stop and reschedule a running allocation'
+            cand restart 'Restart a running allocation'
+            cand signal 'Signal a running allocation'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;alloc;help;status'= {
         }
         &'nomad;alloc;help;logs'= {
+        }
+        &'nomad;alloc;help;fs'= {
+        }
+        &'nomad;alloc;help;exec'= {
+        }
+        &'nomad;alloc;help;stop'= {
+        }
+        &'nomad;alloc;help;restart'= {
+        }
+        &'nomad;alloc;help;signal'= {
         }
         &'nomad;alloc;help;help'= {
         }
@@ -764,6 +853,39 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --stdout 'Display stdout logs (the default)'
             cand --tail 'Show the logs contents with offsets relative to the end of the logs'
             cand --verbose 'Show full information'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;exec'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'With -job, only allocations of this task group'
+            cand -i 'Pass stdin to the container (default true)'
+            cand -t 'Allocate a pseudo-tty (default: whether stdin is a terminal)'
+            cand -e 'Escape character for closing the session ("none" to disable)'
+            cand --task 'The task to exec into (optional when the group has one task)'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand --verbose 'verbose'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;fs'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --group 'With -job, only allocations of this task group'
+            cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
+            cand -c 'Sets the tail location in number of bytes relative to the end'
+            cand -H 'Machine friendly output: sizes in bytes'
+            cand --verbose 'Show full information'
+            cand --job 'Use a random allocation from the specified job ID or prefix'
+            cand --stat 'Show file stat information instead of displaying the file, or listing the directory'
+            cand -f 'Causes the output to not stop, and instead continuously output new lines'
+            cand --tail 'Show the files contents with offsets relative to the end of the file'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -786,6 +908,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
             cand logs 'Flags accepted by every command that talks to an agent'
+            cand exec 'Execute commands in task (alias of `alloc exec`)'
+            cand fs 'Flags accepted by every command that talks to an agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;help;agent'= {
@@ -793,10 +917,25 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;alloc'= {
             cand status 'Display allocation status information and metadata'
             cand logs 'Streams the logs of a task'
+            cand fs 'Inspect the contents of an allocation directory'
+            cand exec 'Execute commands in task'
+            cand stop 'Stop and reschedule a running allocation'
+            cand restart 'Restart a running allocation'
+            cand signal 'Signal a running allocation'
         }
         &'nomad;help;alloc;status'= {
         }
         &'nomad;help;alloc;logs'= {
+        }
+        &'nomad;help;alloc;fs'= {
+        }
+        &'nomad;help;alloc;exec'= {
+        }
+        &'nomad;help;alloc;stop'= {
+        }
+        &'nomad;help;alloc;restart'= {
+        }
+        &'nomad;help;alloc;signal'= {
         }
         &'nomad;help;deployment'= {
             cand list 'List all deployments'
@@ -928,6 +1067,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;validate'= {
         }
         &'nomad;help;logs'= {
+        }
+        &'nomad;help;exec'= {
+        }
+        &'nomad;help;fs'= {
         }
         &'nomad;help;help'= {
         }

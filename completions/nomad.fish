@@ -44,6 +44,8 @@ complete -c nomad -n "__fish_nomad_needs_command" -f -a "init"
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "exec" -d 'Execute commands in task (alias of `alloc exec`)'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "fs" -d 'Flags accepted by every command that talks to an agent'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand agent" -l config -d 'The path to a config file or directory of files to load; can be specified multiple times' -r -F
 complete -c nomad -n "__fish_nomad_using_subcommand agent" -l bind -d 'The address the agent will bind to for all of its various network services' -r
@@ -61,10 +63,15 @@ complete -c nomad -n "__fish_nomad_using_subcommand agent" -l dev -d 'Start the 
 complete -c nomad -n "__fish_nomad_using_subcommand agent" -l server -d 'Enable server mode for the agent'
 complete -c nomad -n "__fish_nomad_using_subcommand agent" -l client -d 'Enable client mode for the agent'
 complete -c nomad -n "__fish_nomad_using_subcommand agent" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "status" -d 'Display allocation status information and metadata'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "logs" -d 'Streams the logs of a task'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "status" -d 'Display allocation status information and metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "fs" -d 'Inspect the contents of an allocation directory'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "stop" -d 'Stop and reschedule a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "restart" -d 'Restart a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "signal" -d 'Signal a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -72,6 +79,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Shows only the most recent task event'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l json -d 'Output the allocation in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l stats -d 'Display detailed resource usage statistics'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -85,9 +93,67 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l stdout -d 'Display stdout logs (the default)'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -l job -d 'Use a random allocation from the specified job ID or prefix'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from logs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l group -d 'With -job, only allocations of this task group' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -s n -d 'Sets the tail location in best-efforted number of lines relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -s c -d 'Sets the tail location in number of bytes relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -s H -d 'Machine friendly output: sizes in bytes'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l job -d 'Use a random allocation from the specified job ID or prefix'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l stat -d 'Show file stat information instead of displaying the file, or listing the directory'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -s f -d 'Causes the output to not stop, and instead continuously output new lines'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -l tail -d 'Show the files contents with offsets relative to the end of the file'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from fs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l group -d 'With -job, only allocations of this task group' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -s i -d 'Pass stdin to the container (default true)' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -s t -d 'Allocate a pseudo-tty (default: whether stdin is a terminal)' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -s e -d 'Escape character for closing the session ("none" to disable)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l task -d 'The task to exec into (optional when the group has one task)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l job -d 'Use a random allocation from the specified job ID or prefix'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l verbose
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l detach -d 'Return immediately instead of monitoring the eval'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l no-shutdown-delay -d 'Ignore the group and tasks\' shutdown_delay'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l verbose
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l task -d 'The task to restart' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l all-tasks -d 'Restart every task of the allocation, including dead prestart and poststart tasks'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -l verbose
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -s s -d 'The signal to send' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l task -d 'The task to signal' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -l verbose
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from signal" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "fs" -d 'Inspect the contents of an allocation directory'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop and reschedule a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Restart a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "signal" -d 'Signal a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and not __fish_seen_subcommand_from list status promote fail pause resume unblock help" -f -a "list" -d 'List all deployments'
@@ -469,28 +535,64 @@ complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stderr -d 'Display 
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l stdout -d 'Display stdout logs (the default)'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l tail -d 'Show the logs contents with offsets relative to the end of the logs'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand logs" -l job -d 'Use a random allocation from the specified job ID or prefix'
 complete -c nomad -n "__fish_nomad_using_subcommand logs" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "agent" -d 'Runs a Nomad agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "alloc" -d 'Interact with allocations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "deployment" -d 'Interact with deployments'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "eval" -d 'Interact with evaluations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "job" -d 'Interact with jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "node" -d 'Interact with nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "server" -d 'Interact with servers'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "service" -d 'Interact with registered services'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "status" -d 'Display the status output for a resource'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "system" -d 'Interact with the system API'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "version" -d 'Prints the Nomad version'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "init"
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l group -d 'With -job, only allocations of this task group' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -s i -d 'Pass stdin to the container (default true)' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -s t -d 'Allocate a pseudo-tty (default: whether stdin is a terminal)' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -s e -d 'Escape character for closing the session ("none" to disable)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l task -d 'The task to exec into (optional when the group has one task)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l job -d 'Use a random allocation from the specified job ID or prefix'
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -l verbose
+complete -c nomad -n "__fish_nomad_using_subcommand exec" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l group -d 'With -job, only allocations of this task group' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -s n -d 'Sets the tail location in best-efforted number of lines relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -s c -d 'Sets the tail location in number of bytes relative to the end' -r
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -s H -d 'Machine friendly output: sizes in bytes'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l job -d 'Use a random allocation from the specified job ID or prefix'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l stat -d 'Show file stat information instead of displaying the file, or listing the directory'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -s f -d 'Causes the output to not stop, and instead continuously output new lines'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -l tail -d 'Show the files contents with offsets relative to the end of the file'
+complete -c nomad -n "__fish_nomad_using_subcommand fs" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "deployment" -d 'Interact with deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "service" -d 'Interact with registered services'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "system" -d 'Interact with the system API'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "exec" -d 'Execute commands in task (alias of `alloc exec`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "fs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "fs" -d 'Inspect the contents of an allocation directory'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "stop" -d 'Stop and reschedule a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "restart" -d 'Restart a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "signal" -d 'Signal a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "list" -d 'List all deployments'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "status" -d 'Display the status of a deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "promote" -d 'Promote canaries in a deployment'

@@ -12,6 +12,7 @@ mod durability;
 mod examples;
 mod gc;
 mod host_volumes;
+mod interact;
 mod nodes;
 mod quickstart;
 mod services;

@@ -42,7 +42,10 @@ pub struct Args {
     /// Show full information.
     #[arg(long)]
     pub verbose: bool,
-    /// The allocation ID or prefix.
+    /// Use a random allocation from the specified job ID or prefix.
+    #[arg(long)]
+    pub job: bool,
+    /// The allocation ID or prefix (the job with -job).
     pub alloc: String,
     /// The task (optional when the allocation's group has one task).
     pub task: Option<String>,
@@ -51,10 +54,15 @@ pub struct Args {
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let client = g.client()?;
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
-    if args.alloc.len() == 1 {
+    let alloc_id = if args.job {
+        super::target::random_job_alloc(&client, g, &args.alloc, "").await?
+    } else {
+        args.alloc.clone()
+    };
+    if alloc_id.len() == 1 {
         return Err(anyhow!("Alloc ID must contain at least two characters."));
     }
-    let stub = match meta::alloc_by_prefix(&client, &args.alloc).await? {
+    let stub = match meta::alloc_by_prefix(&client, &alloc_id).await? {
         AllocLookup::One(s) => s,
         AllocLookup::Many(stubs) => {
             let table = meta::alloc_stub_table(&stubs, args.verbose, length, &[]);
@@ -93,7 +101,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
 }
 
 /// The one task of the alloc's group, or Nomad's message listing the choices.
-fn lookup_task(alloc: &Allocation) -> anyhow::Result<String> {
+pub fn lookup_task(alloc: &Allocation) -> anyhow::Result<String> {
     let tg = alloc
         .job
         .as_ref()
@@ -113,7 +121,7 @@ fn lookup_task(alloc: &Allocation) -> anyhow::Result<String> {
     Err(anyhow!(msg))
 }
 
-fn validate_task(task: &str, alloc: &Allocation) -> anyhow::Result<()> {
+pub fn validate_task(task: &str, alloc: &Allocation) -> anyhow::Result<()> {
     let tg = alloc
         .job
         .as_ref()

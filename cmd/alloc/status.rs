@@ -25,6 +25,9 @@ pub struct Args {
     /// Output the allocation in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Display detailed resource usage statistics.
+    #[arg(long)]
+    pub stats: bool,
     /// The allocation ID or prefix; with -json and none, all allocations are listed.
     pub alloc: Option<String>,
 }
@@ -82,7 +85,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
                 None
             }
         };
-        output_tasks(&alloc, stats.as_ref())?;
+        output_tasks(&alloc, stats.as_ref(), args.stats)?;
     }
     if args.verbose {
         output::out("\nPlacement Metrics")?;
@@ -266,7 +269,7 @@ fn sorted_tasks(a: &Allocation) -> Vec<(String, Option<(String, bool)>)> {
     names
 }
 
-fn output_tasks(a: &Allocation, stats: Option<&Value>) -> anyhow::Result<()> {
+fn output_tasks(a: &Allocation, stats: Option<&Value>, detailed: bool) -> anyhow::Result<()> {
     let states = a.task_states.clone().unwrap_or_default();
     for (task, lc) in sorted_tasks(a) {
         let Some(state) = states.get(&task) else {
@@ -279,6 +282,15 @@ fn output_tasks(a: &Allocation, stats: Option<&Value>) -> anyhow::Result<()> {
         };
         output::out(format!("\nTask {task:?}{indicator} is {:?}", state.state))?;
         output_task_resources(a, &task, stats)?;
+        if let Some(usage) = stats.filter(|_| detailed).and_then(|s| {
+            s.pointer(&format!(
+                "/Tasks/{}/ResourceUsage",
+                task.replace('~', "~0").replace('/', "~1")
+            ))
+        }) {
+            output::out("")?;
+            output::out(super::status_stats::verbose_resource_usage(usage))?;
+        }
         output::out("")?;
         output_task_status(state)?;
     }

@@ -5,6 +5,7 @@
 //! for parts that are not there) and shutdown order (client first so a dev agent's tasks stop
 //! and report, then HTTP, then the server).
 
+mod client_ops;
 pub mod config;
 mod logs;
 
@@ -175,6 +176,9 @@ impl Agent {
                 .clone()
                 .map(|c| Arc::new(logs::ClientLogs::new(c)) as Arc<dyn http::LogSource>),
             agent: Arc::new(info),
+            client_ops: client.clone().map(|c| {
+                Arc::new(client_ops::ClientOpsImpl::new(c)) as Arc<dyn http::client_api::ClientOps>
+            }),
         };
         let http_shutdown = CancellationToken::new();
         let http_task = tokio::spawn(http::serve(

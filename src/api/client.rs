@@ -1051,6 +1051,10 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 /// IDs go into the path as one segment.
+#[path = "client_interact.rs"]
+mod interact;
+pub use interact::ExecSocket;
+
 fn escape(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
     for b in segment.bytes() {

@@ -12,6 +12,7 @@ pub mod client_nodes;
 pub mod deployment;
 pub mod duration;
 pub mod eval;
+pub mod exec;
 pub mod job;
 pub mod job_blocks;
 pub mod node;

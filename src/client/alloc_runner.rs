@@ -50,9 +50,21 @@ pub struct AllocRunnerHandle {
     pub alloc: Arc<Allocation>,
     cmds: mpsc::UnboundedSender<Command>,
     join: JoinHandle<()>,
+    controls: TaskControls,
 }
 
+/// The alloc's tasks for the interactive endpoints, filled once the tasks are set up.
+type TaskControls = Arc<std::sync::RwLock<BTreeMap<String, super::control::TaskControl>>>;
+
 impl AllocRunnerHandle {
+    pub fn control(&self) -> super::control::AllocControl {
+        super::control::AllocControl {
+            alloc_id: self.alloc_id.clone(),
+            alloc_dir: self.alloc_dir.root.clone(),
+            tasks: self.controls.clone(),
+        }
+    }
+
     pub fn update(&mut self, alloc: Arc<Allocation>) {
         self.alloc = alloc.clone();
         let _ = self.cmds.send(Command::Update(alloc));
@@ -91,6 +103,7 @@ pub struct AllocRunner {
     killing: bool,
     /// Whether the alloc's services are registered with the servers.
     registered: bool,
+    controls: TaskControls,
 }
 
 impl AllocRunner {
@@ -99,7 +112,9 @@ impl AllocRunner {
         let alloc_id = p.alloc.id.clone();
         let alloc = p.alloc.clone();
         let alloc_dir = p.alloc_dir.clone();
+        let controls = TaskControls::default();
         let runner = AllocRunner {
+            controls: controls.clone(),
             p,
             tasks: BTreeMap::new(),
             state_changed: Arc::new(Notify::new()),
@@ -114,6 +129,7 @@ impl AllocRunner {
             alloc,
             cmds: tx,
             join: tokio::spawn(runner.run()),
+            controls,
         }
     }
 
@@ -143,6 +159,10 @@ impl AllocRunner {
                 state_changed: self.state_changed.clone(),
                 seed,
             });
+            self.controls
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(task.name.clone(), handle.control());
             self.tasks.insert(task.name.clone(), handle);
         }
         Ok(())

@@ -36,6 +36,8 @@ pub struct AllocWatcher {
     pub drivers: DriverRegistry,
     pub updates: mpsc::UnboundedSender<Allocation>,
     pub shutdown: CancellationToken,
+    /// Live allocs for the client's interactive endpoints.
+    pub index: super::control::AllocIndex,
 }
 
 /// What about an alloc, when it changes, the runner must hear.
@@ -112,6 +114,10 @@ impl AllocWatcher {
                         updates: self.updates.clone(),
                         services: state.services.clone(),
                     });
+                    self.index
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(handle.alloc_id.clone(), handle.control());
                     runners.insert(handle.alloc_id.clone(), handle);
                 }
                 Some(r) if version_key(&r.alloc) != version_key(&alloc) => {
@@ -128,6 +134,10 @@ impl AllocWatcher {
             .cloned()
             .collect();
         for id in gone {
+            self.index
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
             if let Some(r) = runners.remove(&id) {
                 r.begin_shutdown(true);
                 state.retired.push(r);

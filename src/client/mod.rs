@@ -11,11 +11,14 @@ pub mod alloc_status;
 pub mod alloc_updates;
 pub mod alloc_watcher;
 pub mod config;
+pub mod control;
 pub mod fingerprint;
+pub mod fs;
 pub mod heartbeat;
+pub mod host_stats;
 pub mod network;
-pub mod services;
 pub mod node_meta;
+pub mod services;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -55,6 +58,7 @@ pub struct ClientHandle {
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
     main: JoinHandle<()>,
+    index: control::AllocIndex,
 }
 
 impl Client {
@@ -81,15 +85,17 @@ impl Client {
         let cfg = Arc::new(cfg);
         let shutdown = CancellationToken::new();
         let stop_tasks = Arc::new(AtomicBool::new(false));
-        let main = tokio::spawn(run(
+        let index = control::AllocIndex::default();
+        let main = tokio::spawn(run(Parts {
+            index: index.clone(),
             rpc,
-            node.clone(),
-            meta.clone(),
-            cfg.clone(),
+            node: node.clone(),
+            meta: meta.clone(),
+            cfg: cfg.clone(),
             drivers,
-            shutdown.clone(),
-            stop_tasks.clone(),
-        ));
+            shutdown: shutdown.clone(),
+            stop_tasks: stop_tasks.clone(),
+        }));
         Ok(ClientHandle {
             node,
             meta,
@@ -97,11 +103,14 @@ impl Client {
             shutdown,
             stop_tasks,
             main,
+            index,
         })
     }
 }
 
-async fn run(
+/// What the client's main task owns.
+struct Parts {
+    index: control::AllocIndex,
     rpc: Arc<dyn ServerRpc>,
     node: Arc<Node>,
     meta: Arc<node_meta::NodeMeta>,
@@ -109,7 +118,19 @@ async fn run(
     drivers: DriverRegistry,
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
-) {
+}
+
+async fn run(p: Parts) {
+    let Parts {
+        index,
+        rpc,
+        node,
+        meta,
+        cfg,
+        drivers,
+        shutdown,
+        stop_tasks,
+    } = p;
     let Some(reg) = heartbeat::register(rpc.as_ref(), &node, &shutdown).await else {
         return;
     };
@@ -138,6 +159,7 @@ async fn run(
         drivers,
         updates: tx,
         shutdown,
+        index,
     }
     .run()
     .await;
@@ -162,6 +184,20 @@ impl ClientHandle {
 
     pub fn node_meta(&self) -> Arc<node_meta::NodeMeta> {
         self.meta.clone()
+    }
+
+    /// A live alloc's runner controls (exec, stats, signal, restart).
+    pub fn alloc_control(&self, alloc_id: &str) -> Option<control::AllocControl> {
+        self.index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(alloc_id)
+            .cloned()
+    }
+
+    /// The client's configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.cfg
     }
 
     /// `<data_dir>/alloc/<alloc_id>` if this client has (had) that alloc.

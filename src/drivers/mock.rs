@@ -335,6 +335,23 @@ impl Driver for MockDriver {
             driver_attributes: Default::default(),
         })
     }
+
+    async fn exec_streaming(
+        &self,
+        handle: &TaskHandle,
+        session: super::exec_stream::ExecSession,
+    ) -> Result<i32, DriverError> {
+        self.tasks.get(handle.id())?;
+        super::mock_exec::run_exec(&handle.config, session).await
+    }
+
+    async fn stats(
+        &self,
+        handle: &TaskHandle,
+    ) -> Result<super::stats::TaskResourceUsage, DriverError> {
+        self.tasks.get(handle.id())?;
+        Ok(super::mock_exec::stats(now_nanos()))
+    }
 }
 
 #[cfg(test)]

@@ -9,10 +9,14 @@
 
 pub mod docker;
 pub mod duration;
+pub mod exec_stream;
+pub mod host_exec;
 pub mod logging;
 pub mod mock;
+mod mock_exec;
 pub mod raw_exec;
 mod signals;
+pub mod stats;
 mod task_store;
 #[cfg(test)]
 pub(crate) mod testutil;
@@ -58,6 +62,9 @@ pub enum DriverError {
     SignalFailed(String),
     #[error("failed to set up task logs in {path}: {reason}")]
     Logs { path: String, reason: String },
+    /// The driver does not offer this operation (exec, stats).
+    #[error("{0} not supported by this driver")]
+    Unsupported(&'static str),
 }
 
 impl DriverError {
@@ -323,6 +330,19 @@ pub trait Driver: Send + Sync + 'static {
     /// capability). Drivers without filesystem isolation cannot.
     fn supports_mounts(&self) -> bool {
         self.capabilities().fs_isolation != FsIsolation::None
+    }
+    /// Runs a command inside the running task, streaming its input and output; returns the
+    /// command's exit code (Nomad's `ExecTaskStreaming`).
+    async fn exec_streaming(
+        &self,
+        _handle: &TaskHandle,
+        _session: exec_stream::ExecSession,
+    ) -> Result<i32, DriverError> {
+        Err(DriverError::Unsupported("exec"))
+    }
+    /// One resource usage sample of the task (Nomad's `TaskStats`).
+    async fn stats(&self, _handle: &TaskHandle) -> Result<stats::TaskResourceUsage, DriverError> {
+        Err(DriverError::Unsupported("stats"))
     }
 }
 

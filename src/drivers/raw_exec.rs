@@ -347,6 +347,26 @@ impl Driver for RawExecDriver {
             driver_attributes: [("pid".to_string(), task.pid.to_string())].into(),
         })
     }
+
+    async fn exec_streaming(
+        &self,
+        handle: &TaskHandle,
+        session: super::exec_stream::ExecSession,
+    ) -> Result<i32, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        if !task.running() {
+            return Err(DriverError::TaskNotFound);
+        }
+        super::host_exec::exec_on_host(&handle.config, session).await
+    }
+
+    async fn stats(
+        &self,
+        handle: &TaskHandle,
+    ) -> Result<super::stats::TaskResourceUsage, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        Ok(super::stats::process_group_usage(task.pid, now_nanos()))
+    }
 }
 
 #[cfg(test)]

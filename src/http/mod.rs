@@ -14,6 +14,10 @@
 
 mod agent;
 mod body;
+pub mod client_alloc;
+pub mod client_api;
+pub mod client_exec;
+pub mod client_fs;
 mod deployments;
 mod error;
 mod events;
@@ -54,6 +58,8 @@ pub struct HttpState {
     pub server: Option<Server>,
     pub client_logs: Option<Arc<dyn LogSource>>,
     pub agent: Arc<AgentInfo>,
+    /// The client's alloc dirs, stats, restart/signal and exec (absent without a client).
+    pub client_ops: Option<Arc<dyn client_api::ClientOps>>,
 }
 
 /// Facts about this agent for `/v1/agent/*`, `/v1/regions` and `/v1/status/*`. The agent
@@ -122,6 +128,16 @@ pub fn router(state: HttpState) -> Router {
         )
         .route("/v1/event/stream", any(events::stream))
         .route("/v1/client/metadata", any(node_meta::metadata))
+        .route("/v1/client/fs/ls/{*alloc}", any(client_fs::ls))
+        .route("/v1/client/fs/stat/{*alloc}", any(client_fs::stat))
+        .route("/v1/client/fs/cat/{*alloc}", any(client_fs::cat))
+        .route("/v1/client/fs/readat/{*alloc}", any(client_fs::readat))
+        .route("/v1/client/fs/stream/{*alloc}", any(client_fs::stream))
+        .route(
+            "/v1/client/allocation/{*rest}",
+            any(client_alloc::allocation),
+        )
+        .route("/v1/client/stats", any(client_alloc::host_stats))
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         // Job bodies with big templates exceed axum's 2 MB default.

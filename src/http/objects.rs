@@ -85,6 +85,9 @@ async fn alloc_get(
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, HttpError> {
     let id = path_rest(path)?;
+    if let Some(alloc_id) = id.strip_suffix("/stop") {
+        return alloc_stop(st, req, alloc_id).await;
+    }
     get_only(req)?;
     let server = need_server(st, req)?;
     let (meta, alloc) = blocking(server, req, &[Table::Allocs], |snap| {
@@ -100,6 +103,17 @@ async fn alloc_get(
         Some(a) => Ok(json(&*a, req.pretty(), Some(meta))),
         None => Err(HttpError::not_found("alloc not found", Some(meta))),
     }
+}
+
+/// `PUT|POST /v1/allocation/<id>/stop[?no_shutdown_delay=true]`.
+async fn alloc_stop(st: &HttpState, req: &Req, alloc_id: &str) -> Result<Response, HttpError> {
+    if req.method != Method::PUT && req.method != Method::POST {
+        return Err(HttpError::MethodNotAllowed);
+    }
+    let server = need_server(st, req)?;
+    let no_delay = req.bool("no_shutdown_delay")?.unwrap_or(false);
+    let resp = crate::server::endpoints::alloc::stop(server, alloc_id, no_delay).await?;
+    Ok(json(&resp, req.pretty(), None))
 }
 
 pub async fn nodes_list(State(st): State<HttpState>, req: Req) -> Response {

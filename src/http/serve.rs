@@ -46,7 +46,9 @@ pub async fn run(
         conns.spawn(async move {
             let conn = http1::Builder::new()
                 .title_case_headers(true)
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(stream), service)
+                // The exec websocket upgrades its connection.
+                .with_upgrades();
             tokio::pin!(conn);
             let result = tokio::select! {
                 r = conn.as_mut() => r,

@@ -417,6 +417,15 @@ fn reconcile_group(
                 },
                 replacement(a, false),
             )),
+            // `nomad alloc stop`: replaced wherever it runs.
+            _ if a.desired_transition.migrate == Some(true) => replaced.push((
+                StopResult {
+                    alloc: a.clone(),
+                    description: STATUS_ALLOC_MIGRATING,
+                    client_status: None,
+                },
+                replacement(a, false),
+            )),
             _ => untainted.push(a.clone()),
         }
     }

@@ -88,6 +88,8 @@ enum Command {
     Update(Arc<Allocation>),
     /// Client shutdown: leave the task running and exit.
     Detach,
+    /// User-requested restart (`nomad alloc restart`).
+    Restart,
 }
 
 /// The alloc runner's side of a task runner.
@@ -97,7 +99,12 @@ pub struct TaskRunnerHandle {
     state: watch::Receiver<TaskState>,
     join: JoinHandle<()>,
     leader: bool,
+    driver: Option<Arc<dyn Driver>>,
+    current: SharedHandle,
 }
+
+/// The task's live driver handle, shared with the client's exec/stats/signal endpoints.
+pub type SharedHandle = Arc<std::sync::Mutex<Option<TaskHandle>>>;
 
 impl TaskRunnerHandle {
     pub fn state(&self) -> TaskState {
@@ -125,6 +132,26 @@ impl TaskRunnerHandle {
         let _ = self.cmds.send(Command::Detach);
     }
 
+    /// What the client's interactive endpoints need of this task.
+    pub fn control(&self) -> super::control::TaskControl {
+        let cmds = self.cmds.clone();
+        super::control::TaskControl {
+            name: self.name.clone(),
+            state: self.state.clone(),
+            driver: self.driver.clone(),
+            handle: self.current.clone(),
+            note: Arc::new({
+                let cmds = cmds.clone();
+                move |e| {
+                    let _ = cmds.send(Command::Note(Box::new(e)));
+                }
+            }),
+            restart: Arc::new(move || {
+                let _ = cmds.send(Command::Restart);
+            }),
+        }
+    }
+
     pub fn is_finished(&self) -> bool {
         self.join.is_finished()
     }
@@ -145,6 +172,7 @@ pub struct TaskRunner {
     handle: Option<TaskHandle>,
     /// Artifacts are fetched once; restarts reuse them (as Nomad's hook state does).
     artifacts_done: bool,
+    current: SharedHandle,
 }
 
 type WaitFuture = BoxFuture<'static, Result<ExitResult, DriverError>>;
@@ -159,6 +187,8 @@ impl TaskRunner {
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let name = p.task.name.clone();
         let leader = p.task.leader;
+        let driver = p.driver.clone();
+        let current = SharedHandle::default();
         let runner = TaskRunner {
             p,
             machine,
@@ -166,6 +196,7 @@ impl TaskRunner {
             cmds: cmd_rx,
             handle: None,
             artifacts_done: false,
+            current: current.clone(),
         };
         TaskRunnerHandle {
             name,
@@ -173,6 +204,8 @@ impl TaskRunner {
             state: state_rx,
             join: tokio::spawn(runner.run()),
             leader,
+            driver,
+            current,
         }
     }
 
@@ -314,7 +347,7 @@ impl TaskRunner {
                 let h = handle.clone();
                 let d = driver.clone();
                 let wait = async move { d.wait(&h).await }.boxed();
-                self.handle = Some(handle);
+                self.set_handle(Some(handle));
                 (Event::Started, Some(wait))
             }
             Err(e) => (
@@ -361,8 +394,15 @@ impl TaskRunner {
         Ok(())
     }
 
+    fn set_handle(&mut self, handle: Option<TaskHandle>) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = handle.clone();
+        self.handle = handle;
+    }
+
     async fn release_handle(&mut self) {
-        if let (Some(h), Some(d)) = (self.handle.take(), self.p.driver.as_ref()) {
+        let taken = self.handle.take();
+        self.set_handle(None);
+        if let (Some(h), Some(d)) = (taken, self.p.driver.as_ref()) {
             if let Err(e) = d.destroy(&h, true).await {
                 tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
             }
@@ -412,6 +452,13 @@ impl TaskRunner {
                         self.step(ev, &mut queue);
                     }
                     Some(Command::Note(e)) => self.step(Event::Note(e), &mut queue),
+                    Some(Command::Restart) => {
+                        let ev = Event::Restart {
+                            signal: self.p.task.kill_signal.clone(),
+                            kill_timeout: self.kill_timeout(),
+                        };
+                        self.step(ev, &mut queue);
+                    }
                     Some(Command::Update(alloc)) => self.update(alloc),
                     Some(Command::Detach) | None => return,
                 },

@@ -38,6 +38,9 @@ pub enum Phase {
     Running,
     Killing,
     RestartWait,
+    /// A user asked for a restart: the task is being stopped and starts again at once,
+    /// without counting against the restart policy.
+    Restarting,
     Dead,
 }
 
@@ -66,6 +69,11 @@ pub enum Event {
     },
     /// Record an event without a transition (e.g. "Sibling Task Failed").
     Note(Box<TaskEvent>),
+    /// `nomad alloc restart`: stop the running task, then start it again immediately.
+    Restart {
+        signal: String,
+        kill_timeout: Duration,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +282,34 @@ impl TaskMachine {
                 let d = self.tracker.decide(&Outcome::Killed, now);
                 self.apply(d, now)
             }
+            (
+                Running,
+                Event::Restart {
+                    signal,
+                    kill_timeout,
+                },
+            ) => {
+                self.phase = Restarting;
+                vec![Action::StopDriver {
+                    signal,
+                    timeout: kill_timeout,
+                }]
+            }
+            (Restarting, Event::Exited(r)) => {
+                self.append(events::terminated(now, &r));
+                let d = Decision::Restart {
+                    delay_nanos: 0,
+                    reason: String::new(),
+                };
+                self.apply(d, now)
+            }
+            (
+                Restarting,
+                Event::Kill {
+                    signal,
+                    kill_timeout,
+                },
+            ) => self.begin_kill(signal, kill_timeout, now),
             (RestartWait, Event::RestartDue) => {
                 self.phase = Starting;
                 vec![Action::Start { first: false }]
@@ -281,9 +317,13 @@ impl TaskMachine {
             (Dead, _)
             | (Killing, _)
             | (Pending, _)
-            | (Starting, Event::Begin | Event::Exited(_) | Event::RestartDue)
+            | (
+                Starting,
+                Event::Begin | Event::Exited(_) | Event::RestartDue | Event::Restart { .. },
+            )
             | (Running, _)
-            | (RestartWait, _) => Vec::new(),
+            | (RestartWait, _)
+            | (Restarting, _) => Vec::new(),
         }
     }
 }

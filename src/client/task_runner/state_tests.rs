@@ -225,3 +225,59 @@ fn rfc3339_matches_go_nano_format() {
     );
     assert_eq!(rfc3339(1_500_000_000), "1970-01-01T00:00:01.5Z");
 }
+
+#[test]
+fn user_restart_stops_and_starts_again_without_using_the_policy() {
+    // Zero attempts: an exit on its own would not restart, a user restart still does.
+    let mut m = machine(0, "fail", false);
+    m.next(Event::Begin, 1);
+    m.next(Event::Started, 2);
+    let restart = Event::Restart {
+        signal: "SIGINT".into(),
+        kill_timeout: Duration::from_secs(5),
+    };
+    assert_eq!(
+        m.next(restart.clone(), 3),
+        vec![Action::StopDriver {
+            signal: "SIGINT".into(),
+            timeout: Duration::from_secs(5)
+        }]
+    );
+    // Only a running task restarts; a second request while stopping is ignored.
+    assert_eq!(m.next(restart, 4), vec![]);
+    assert_eq!(
+        m.next(exit(130, 2), 5),
+        vec![Action::ScheduleRestart(Duration::ZERO)]
+    );
+    assert_eq!(m.state.restarts, 1);
+    assert_eq!(m.state.state, "pending");
+    assert!(!m.state.failed);
+    assert_eq!(
+        m.next(Event::RestartDue, 6),
+        vec![Action::Start { first: false }]
+    );
+    m.next(Event::Started, 7);
+    assert_eq!(
+        types(&m)[2..],
+        ["Started", "Terminated", "Restarting", "Started"]
+    );
+    assert_eq!(messages(&m)[4], "Task restarting in 0s");
+}
+
+#[test]
+fn kill_during_user_restart_kills() {
+    let mut m = machine(2, "fail", false);
+    m.next(Event::Begin, 1);
+    m.next(Event::Started, 2);
+    m.next(
+        Event::Restart {
+            signal: "SIGINT".into(),
+            kill_timeout: Duration::from_secs(5),
+        },
+        3,
+    );
+    assert!(matches!(m.next(kill(), 4)[..], [Action::StopDriver { .. }]));
+    assert_eq!(m.next(exit(130, 2), 5), vec![Action::Finish]);
+    assert_eq!(m.state.state, "dead");
+    assert_eq!(types(&m).last(), Some(&"Killed"));
+}

@@ -59,6 +59,11 @@ impl DockerApi {
         DockerApi { socket }
     }
 
+    /// The daemon's unix socket path.
+    pub fn socket(&self) -> &str {
+        &self.socket
+    }
+
     /// Sends one request on a fresh connection and returns the response with its body
     /// unread (streams such as logs and wait are read by the caller).
     pub async fn send(

@@ -8,6 +8,7 @@
 mod api;
 pub mod config;
 mod container;
+mod exec_stream;
 mod logs;
 
 #[cfg(test)]
@@ -575,5 +576,30 @@ impl Driver for DockerDriver {
             exit_result: exit,
             driver_attributes: [("container_id".to_string(), task.container_id.clone())].into(),
         })
+    }
+
+    async fn exec_streaming(
+        &self,
+        handle: &TaskHandle,
+        session: super::exec_stream::ExecSession,
+    ) -> Result<i32, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        exec_stream::exec_streaming(&self.api, &task.container_id, session).await
+    }
+
+    async fn stats(
+        &self,
+        handle: &TaskHandle,
+    ) -> Result<super::stats::TaskResourceUsage, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        let v = self
+            .api
+            .get(&format!(
+                "/containers/{}/stats?stream=false",
+                task.container_id
+            ))
+            .await
+            .map_err(|e| DriverError::SignalFailed(e.to_string()))?;
+        Ok(exec_stream::usage_from_docker(&v, now_nanos()))
     }
 }

@@ -40,6 +40,7 @@ async fn health_reports_both_roles() {
         server: Some(server.clone()),
         client_logs: None,
         agent: Arc::new(info),
+        client_ops: None,
     });
     let u = get(&lonely, "/v1/agent/health").await;
     assert_eq!(u.status, StatusCode::INTERNAL_SERVER_ERROR);
@@ -65,6 +66,7 @@ fn app_without_server() -> Router {
         server: None,
         client_logs: None,
         agent: Arc::new(info),
+        client_ops: None,
     })
 }
 

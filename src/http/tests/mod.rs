@@ -73,6 +73,7 @@ pub(crate) fn app(server: Option<Server>, logs: Option<Arc<dyn LogSource>>) -> R
         server,
         client_logs: logs,
         agent: Arc::new(agent_info()),
+        client_ops: None,
     })
 }
 

@@ -1,9 +1,10 @@
 //! Server endpoints as plain async fns over the server core: each validates, stamps times and
 //! IDs (so the FSM stays deterministic), proposes one `Command`, and answers with the index.
 
+pub mod alloc;
 pub mod deployment;
 pub mod eval;
 pub mod job;
 pub mod node;
-pub mod service;
 pub mod node_drain;
+pub mod service;

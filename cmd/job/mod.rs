@@ -4,6 +4,8 @@ pub mod allocs;
 pub mod history;
 pub mod init;
 pub mod inspect;
+pub mod plan;
+mod plan_format;
 pub mod promote;
 pub mod revert;
 pub mod run;
@@ -41,6 +43,8 @@ pub enum JobCommand {
     Promote(promote::Args),
     /// Revert to a prior version of the job
     Revert(revert::Args),
+    /// Invoke a dry-run of the scheduler for a job
+    Plan(plan::Args),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -55,6 +59,7 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::History(a) => history::run(a, &a.global).await,
         JobCommand::Promote(a) => promote::run(a, &a.global).await,
         JobCommand::Revert(a) => revert::run(a, &a.global).await,
+        JobCommand::Plan(a) => plan::run(a, &a.global).await,
     }
 }
 

@@ -64,3 +64,10 @@ pub fn format_rfc3339(nanos: i64) -> String {
     use chrono::{DateTime, SecondsFormat, Utc};
     DateTime::<Utc>::from_timestamp_nanos(nanos).to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
+
+pub mod diff;
+pub mod job_ops;
+pub use diff::*;
+pub use job_ops::*;
+mod client_job_ops;
+pub mod cron;

@@ -16,6 +16,7 @@ mod agent;
 mod body;
 mod deployments;
 mod error;
+mod job_ops;
 mod jobs;
 mod log_stream;
 mod logs;

@@ -27,6 +27,8 @@ use std::sync::Arc;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
+pub mod annotate;
+pub mod diff;
 pub mod feasible;
 mod generic;
 #[cfg(test)]

@@ -3,4 +3,5 @@
 
 pub mod deployment;
 pub mod job;
+pub mod job_plan;
 pub mod node;

@@ -1,0 +1,61 @@
+//! Job operations under `/v1/job/<id>/...`: `plan`, `dispatch`, `periodic/force` and `scale`.
+//! `jobs::dispatch` offers every job sub-path here first.
+
+use axum::body::Bytes;
+use axum::http::Method;
+use axum::response::Response;
+
+use super::body::decode;
+use super::error::HttpError;
+use super::query::{need_server, Req};
+use super::respond::{json, Meta};
+use super::HttpState;
+use crate::api::JobPlanRequest;
+use crate::server::endpoints::job_plan;
+
+/// `Some` when `rest` names one of these operations.
+pub async fn job_route(
+    st: &HttpState,
+    req: &Req,
+    rest: &str,
+    body: &Bytes,
+) -> Option<Result<Response, HttpError>> {
+    if let Some(id) = rest.strip_suffix("/plan") {
+        return Some(plan(st, req, id, body).await);
+    }
+    None
+}
+
+fn write_method(req: &Req) -> Result<(), HttpError> {
+    if req.method == Method::PUT || req.method == Method::POST {
+        Ok(())
+    } else {
+        Err(HttpError::MethodNotAllowed)
+    }
+}
+
+async fn plan(st: &HttpState, req: &Req, id: &str, body: &Bytes) -> Result<Response, HttpError> {
+    write_method(req)?;
+    let server = need_server(st, req)?;
+    let mut args: JobPlanRequest = decode(body)?;
+    let Some(job) = args.job.as_mut() else {
+        return Err(HttpError::BadRequest("Job must be specified".to_string()));
+    };
+    if job.id.is_empty() {
+        return Err(HttpError::BadRequest(
+            "Job ID hasn't been provided".to_string(),
+        ));
+    }
+    if job.id != id {
+        return Err(HttpError::BadRequest("Job ID does not match".to_string()));
+    }
+    if job.namespace.is_empty() {
+        job.namespace = req.namespace().to_string();
+    }
+    if job.region.is_empty() {
+        job.region = req.region().unwrap_or(&st.agent.region).to_string();
+    }
+    let out = job_plan::plan(server, args).await?;
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
+}

@@ -1,9 +1,11 @@
 //! `nomad job ...`: interact with jobs.
 
 pub mod allocs;
+pub mod dispatch;
 pub mod history;
 pub mod init;
 pub mod inspect;
+pub mod periodic;
 pub mod plan;
 mod plan_format;
 pub mod promote;
@@ -45,6 +47,11 @@ pub enum JobCommand {
     Revert(revert::Args),
     /// Invoke a dry-run of the scheduler for a job
     Plan(plan::Args),
+    /// Dispatch an instance of a parameterized job
+    Dispatch(dispatch::Args),
+    /// Interact with periodic jobs
+    #[command(subcommand)]
+    Periodic(periodic::PeriodicCommand),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -60,6 +67,8 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Promote(a) => promote::run(a, &a.global).await,
         JobCommand::Revert(a) => revert::run(a, &a.global).await,
         JobCommand::Plan(a) => plan::run(a, &a.global).await,
+        JobCommand::Dispatch(a) => dispatch::run(a, &a.global).await,
+        JobCommand::Periodic(c) => periodic::run(c).await,
     }
 }
 
@@ -186,7 +195,7 @@ pub fn is_periodic(job: &Job) -> bool {
 }
 
 pub fn is_parameterized(job: &Job) -> bool {
-    job.parameterized_job.is_some()
+    job.is_parameterized()
 }
 
 pub fn is_multiregion(job: &Job) -> bool {

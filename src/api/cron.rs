@@ -18,11 +18,11 @@ use super::job::{Job, PeriodicConfig};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CronError {
-    #[error("invalid cron spec {spec:?}: {reason}")]
+    #[error("Invalid cron spec {spec:?}: {reason}")]
     Invalid { spec: String, reason: String },
-    #[error("invalid time zone {0:?}")]
+    #[error("Invalid time zone {0:?}: unknown time zone {0}")]
     TimeZone(String),
-    #[error("periodic block: {0}")]
+    #[error("{0}")]
     Config(String),
 }
 
@@ -382,7 +382,7 @@ impl PeriodicSpec {
                 .filter(|s| !s.is_empty()),
         );
         if specs.is_empty() {
-            return Err(CronError::Config("must specify a spec".to_string()));
+            return Err(CronError::Config("Must specify a spec".to_string()));
         }
         let exprs = specs
             .into_iter()

@@ -120,7 +120,7 @@ fn bad_specs_name_the_problem() {
         PeriodicSpec::from_config(&cfg)
             .expect_err("zone")
             .to_string(),
-        "invalid time zone \"Mars/Olympus\""
+        "Invalid time zone \"Mars/Olympus\": unknown time zone Mars/Olympus"
     );
     assert!(PeriodicSpec::from_config(&PeriodicConfig::default()).is_err());
 }

@@ -74,6 +74,8 @@ pub struct JobDispatchRequest {
     pub payload: Vec<u8>,
     pub meta: Option<BTreeMap<String, String>>,
     pub id_prefix_template: String,
+    /// 0: the parent's priority.
+    pub priority: i32,
 }
 
 /// Response of `POST /v1/job/:id/dispatch`.
@@ -172,5 +174,22 @@ mod base64_opt {
                 .decode(s.as_bytes())
                 .map_err(serde::de::Error::custom),
         }
+    }
+}
+
+impl Job {
+    /// A parameterized template (not one of its dispatched children): it is never scheduled.
+    pub fn is_parameterized(&self) -> bool {
+        self.parameterized_job.is_some() && !self.dispatched
+    }
+
+    /// A periodic template: its launches are scheduled, it is not.
+    pub fn is_periodic(&self) -> bool {
+        self.periodic.is_some()
+    }
+
+    /// Periodic and parameterized templates get no evals of their own.
+    pub fn is_template(&self) -> bool {
+        self.is_periodic() || self.is_parameterized()
     }
 }

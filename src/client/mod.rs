@@ -11,6 +11,7 @@ pub mod alloc_status;
 pub mod alloc_updates;
 pub mod alloc_watcher;
 pub mod config;
+pub mod dispatch_payload;
 pub mod fingerprint;
 pub mod heartbeat;
 pub mod network;

@@ -10,7 +10,8 @@ use super::error::HttpError;
 use super::query::{need_server, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
-use crate::api::JobPlanRequest;
+use crate::api::{JobDispatchRequest, JobPlanRequest};
+use crate::server::endpoints::job_dispatch::{self, DispatchArgs};
 use crate::server::endpoints::job_plan;
 
 /// `Some` when `rest` names one of these operations.
@@ -22,6 +23,12 @@ pub async fn job_route(
 ) -> Option<Result<Response, HttpError>> {
     if let Some(id) = rest.strip_suffix("/plan") {
         return Some(plan(st, req, id, body).await);
+    }
+    if let Some(id) = rest.strip_suffix("/periodic/force") {
+        return Some(force(st, req, id).await);
+    }
+    if let Some(id) = rest.strip_suffix("/dispatch") {
+        return Some(dispatch(st, req, id, body).await);
     }
     None
 }
@@ -56,6 +63,44 @@ async fn plan(st: &HttpState, req: &Req, id: &str, body: &Bytes) -> Result<Respo
         job.region = req.region().unwrap_or(&st.agent.region).to_string();
     }
     let out = job_plan::plan(server, args).await?;
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
+}
+
+async fn dispatch(
+    st: &HttpState,
+    req: &Req,
+    id: &str,
+    body: &Bytes,
+) -> Result<Response, HttpError> {
+    write_method(req)?;
+    let server = need_server(st, req)?;
+    let mut args: JobDispatchRequest = if body.is_empty() {
+        JobDispatchRequest::default()
+    } else {
+        decode(body)?
+    };
+    if !args.job_id.is_empty() && args.job_id != id {
+        return Err(HttpError::BadRequest("Job ID does not match".to_string()));
+    }
+    args.job_id = id.to_string();
+    let out = job_dispatch::dispatch(
+        server,
+        DispatchArgs {
+            namespace: req.namespace().to_string(),
+            request: args,
+            idempotency_token: req.get("idempotency_token").unwrap_or_default().to_string(),
+        },
+    )
+    .await?;
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
+}
+
+async fn force(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
+    write_method(req)?;
+    let server = need_server(st, req)?;
+    let out = crate::server::periodic::force(server, req.namespace(), id).await?;
     let meta = Meta::Write { index: out.index };
     Ok(json(&out, req.pretty(), Some(meta)))
 }

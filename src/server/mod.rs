@@ -16,6 +16,7 @@ pub mod eval_broker;
 pub mod fsm;
 mod heartbeat;
 mod leader;
+pub mod periodic;
 mod plan_apply;
 pub mod raft;
 pub mod rpc;
@@ -165,6 +166,7 @@ impl Server {
         server.spawn(plan_apply::run(server.clone(), plan_rx));
         server.spawn(leader::run(server.clone(), eval_rx));
         server.spawn(heartbeat::run(server.clone()));
+        server.spawn(periodic::run(server.clone(), Arc::new(SystemClock)));
         for i in 0..server.inner.config.num_schedulers.max(1) {
             server.spawn(worker::run(server.clone(), i as u64));
         }

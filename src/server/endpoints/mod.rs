@@ -3,5 +3,6 @@
 
 pub mod deployment;
 pub mod job;
+pub mod job_dispatch;
 pub mod job_plan;
 pub mod node;

@@ -153,3 +153,242 @@ fn plan_reports_placement_failures_over_http() {
         Some(0)
     );
 }
+
+const PARAMETERIZED: &str = r#"job "report" {
+  type = "batch"
+  parameterized {
+    payload       = "required"
+    meta_required = ["customer"]
+    meta_optional = ["region"]
+  }
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "cat ${NOMAD_TASK_DIR}/input.txt; echo \" for ${NOMAD_META_customer}\""]
+      }
+      dispatch_payload {
+        file = "input.txt"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn dispatch_runs_a_child_with_meta_and_the_payload_file() {
+    let agent = Agent::dev();
+    let path = write(&agent, "report.hcl", PARAMETERIZED);
+    assert_exit(&agent.nomad(&["job", "run", &path]), 0);
+    // The template itself is never scheduled.
+    assert_eq!(
+        agent
+            .get("/v1/job/report/allocations")
+            .as_array()
+            .map(Vec::len),
+        Some(0)
+    );
+    let input = write(&agent, "in.txt", "quarterly numbers");
+
+    let out = agent.nomad(&[
+        "job",
+        "dispatch",
+        "-meta",
+        "customer=acme",
+        "report",
+        &input,
+    ]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let child = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Dispatched Job ID = "))
+        .expect("dispatched ID line")
+        .to_string();
+    let (parent, suffix) = child.split_once("/dispatch-").expect("child ID form");
+    assert_eq!(parent, "report");
+    let (unix, hex) = suffix.split_once('-').expect("time-hex");
+    assert!(unix.parse::<u64>().is_ok() && hex.len() == 8, "{child}");
+    assert!(text.contains("finished with status \"complete\""), "{text}");
+
+    let escaped = child.replace('/', "%2F");
+    let alloc = agent.wait_alloc(&escaped, "dispatched alloc completes", |a| {
+        a["ClientStatus"] == "complete"
+    });
+    let id = alloc["ID"].as_str().expect("alloc ID");
+    let logs = agent.nomad(&["alloc", "logs", id, "t"]);
+    assert_eq!(stdout(&logs), "quarterly numbers for acme\n");
+    let job = agent.get(&format!("/v1/job/{escaped}"));
+    assert_eq!(job["ParentID"], "report");
+    assert_eq!(job["Dispatched"], true);
+    assert_eq!(job["Meta"]["customer"], "acme");
+
+    // Nomad's validation messages, exit 1.
+    let out = agent.nomad(&["job", "dispatch", "-meta", "customer=acme", "report"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("Payload is not provided but required by parameterized job"));
+    let out = agent.nomad(&["job", "dispatch", "-meta", "color=red", "report", &input]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("Dispatch request included unpermitted metadata keys: [color]"));
+    let out = agent.nomad(&["job", "dispatch", "report", &input]);
+    assert!(stderr(&out).contains("Dispatch did not provide required meta keys: [customer]"));
+
+    // The same idempotency token twice gives the same child.
+    let token_run = |token: &str| {
+        let out = agent.nomad(&[
+            "job",
+            "dispatch",
+            "-detach",
+            "-idempotency-token",
+            token,
+            "-meta",
+            "customer=x",
+            "report",
+            &input,
+        ]);
+        assert_exit(&out, 0);
+        stdout(&out).lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(token_run("abc"), token_run("abc"));
+    let status = stdout(&agent.nomad(&["job", "status", "report"]));
+    assert!(
+        status
+            .lines()
+            .any(|l| l.starts_with("Parameterized ") && l.ends_with("= true")),
+        "{status}"
+    );
+    assert!(status.contains(&child), "{status}");
+}
+
+#[test]
+fn periodic_jobs_launch_on_schedule_and_on_force() {
+    let agent = Agent::dev();
+    // Every two seconds (the seven-field form has seconds), never overlapping.
+    let hcl = r#"job "tick" {
+  type = "batch"
+  periodic {
+    crons            = ["*/2 * * * * * *"]
+    prohibit_overlap = true
+    time_zone        = "America/New_York"
+  }
+  group "g" {
+    task "t" {
+      driver = "mock_driver"
+      config {
+        run_for = "1s"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+    let path = write(&agent, "tick.hcl", hcl);
+    assert_exit(&agent.nomad(&["job", "run", &path]), 0);
+    let children = |agent: &Agent| -> Vec<String> {
+        let jobs = agent.get("/v1/jobs?prefix=tick/periodic-");
+        jobs.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|j| j["ID"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let launched = wait_until(
+        std::time::Duration::from_secs(20),
+        "two periodic launches",
+        || {
+            let c = children(&agent);
+            (c.len() >= 2).then_some(c)
+        },
+    );
+    for id in &launched {
+        let job = agent.get(&format!("/v1/job/{}", id.replace('/', "%2F")));
+        assert_eq!(job["ParentID"], "tick");
+        assert!(job["Periodic"].is_null());
+        let unix: i64 = id["tick/periodic-".len()..].parse().expect("unix seconds");
+        assert_eq!(unix % 2, 0, "launched off schedule: {id}");
+    }
+    let status = stdout(&agent.nomad(&["job", "status", "tick"]));
+    assert!(status.contains("Next Periodic Launch = "), "{status}");
+    assert!(status.contains("Previously Launched Jobs"), "{status}");
+
+    let out = agent.nomad(&["job", "periodic", "force", "-detach", "tick"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("Force periodic successful\nEvaluation ID: "),
+        "{text}"
+    );
+    let eval_id = text
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let eval = agent.get(&format!("/v1/evaluation/{eval_id}"));
+    assert_eq!(eval["TriggeredBy"], "periodic-job");
+
+    let plain = write(&agent, "plain.hcl", &job_hcl(1, "10s"));
+    assert_exit(&agent.nomad(&["job", "run", "-detach", &plain]), 0);
+    let out = agent.nomad(&["job", "periodic", "force", "example"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("No periodic job(s) with prefix or ID \"example\" found"));
+}
+
+#[test]
+fn scale_changes_the_count_within_policy_and_records_events() {
+    let agent = Agent::dev();
+    let hcl = job_hcl(1, "1000s").replace(
+        "    count = 1\n",
+        "    count = 1\n    scaling {\n      min = 1\n      max = 4\n    }\n    update {\n      min_healthy_time = \"1s\"\n    }\n",
+    );
+    let path = write(&agent, "s.hcl", &hcl);
+    assert_exit(&agent.nomad(&["job", "run", &path]), 0);
+    // Scaling waits for the first deployment to finish (Nomad blocks it while active).
+    wait_until(
+        std::time::Duration::from_secs(30),
+        "deployment done",
+        || {
+            let d = agent.get("/v1/job/example/deployment");
+            (d["Status"] == "successful").then_some(())
+        },
+    );
+
+    let out = agent.nomad(&["job", "scale", "-detach", "example", "9"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("group count was greater than scaling policy maximum: 9 > 4"));
+
+    let out = agent.nomad(&["job", "scale", "example", "web", "3"]);
+    assert_exit(&out, 0);
+    assert!(
+        stdout(&out).contains("finished with status \"complete\""),
+        "{}",
+        stdout(&out)
+    );
+    let running = wait_until(std::time::Duration::from_secs(30), "three running", || {
+        let s = agent.get("/v1/job/example/scale");
+        (s["TaskGroups"]["web"]["Running"] == 3).then_some(s)
+    });
+    let web = &running["TaskGroups"]["web"];
+    assert_eq!(web["Desired"], 3);
+    let event = &web["Events"][0];
+    assert_eq!(
+        (event["Count"].as_i64(), event["PreviousCount"].as_i64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(event["Message"], "submitted using the Nomad CLI");
+    assert!(event["EvalID"].is_string());
+
+    let out = agent.nomad(&["job", "scale", "example", "nope", "2"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("Group nope not found within job"));
+}

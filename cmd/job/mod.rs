@@ -11,6 +11,7 @@ mod plan_format;
 pub mod promote;
 pub mod revert;
 pub mod run;
+pub mod scale;
 pub mod status;
 pub mod stop;
 pub mod validate;
@@ -52,6 +53,8 @@ pub enum JobCommand {
     /// Interact with periodic jobs
     #[command(subcommand)]
     Periodic(periodic::PeriodicCommand),
+    /// Change the count of a job's task group
+    Scale(scale::Args),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -69,6 +72,7 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Plan(a) => plan::run(a, &a.global).await,
         JobCommand::Dispatch(a) => dispatch::run(a, &a.global).await,
         JobCommand::Periodic(c) => periodic::run(c).await,
+        JobCommand::Scale(a) => scale::run(a, &a.global).await,
     }
 }
 

@@ -58,11 +58,16 @@ impl Client {
         group: &str,
         count: i64,
         message: &str,
+        check_index: u64,
     ) -> Result<(JobRegisterResponse, WriteMeta)> {
         let req = JobScaleRequest {
-            target: BTreeMap::from([("Group".to_string(), group.to_string())]),
+            target: BTreeMap::from([
+                ("Group".to_string(), group.to_string()),
+                ("Job".to_string(), job_id.to_string()),
+            ]),
             count: Some(count),
             message: message.to_string(),
+            job_modify_index: check_index,
             ..Default::default()
         };
         let path = format!("/v1/job/{}/scale", path_segment(job_id));

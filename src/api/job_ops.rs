@@ -112,6 +112,8 @@ pub struct JobScaleRequest {
     pub error: bool,
     pub meta: Option<BTreeMap<String, serde_json::Value>>,
     pub policy_override: bool,
+    /// Non-zero: scale only if the job's modify index still is this.
+    pub job_modify_index: u64,
 }
 
 /// One recorded scaling action (Nomad's `ScalingEvent`).

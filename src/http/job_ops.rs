@@ -10,9 +10,10 @@ use super::error::HttpError;
 use super::query::{need_server, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
-use crate::api::{JobDispatchRequest, JobPlanRequest};
+use crate::api::{JobDispatchRequest, JobPlanRequest, JobScaleRequest};
 use crate::server::endpoints::job_dispatch::{self, DispatchArgs};
-use crate::server::endpoints::job_plan;
+use crate::server::endpoints::{job_plan, job_scale};
+use crate::server::state::Table;
 
 /// `Some` when `rest` names one of these operations.
 pub async fn job_route(
@@ -26,6 +27,9 @@ pub async fn job_route(
     }
     if let Some(id) = rest.strip_suffix("/periodic/force") {
         return Some(force(st, req, id).await);
+    }
+    if let Some(id) = rest.strip_suffix("/scale") {
+        return Some(scale(st, req, id, body).await);
     }
     if let Some(id) = rest.strip_suffix("/dispatch") {
         return Some(dispatch(st, req, id, body).await);
@@ -101,6 +105,36 @@ async fn force(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpErro
     write_method(req)?;
     let server = need_server(st, req)?;
     let out = crate::server::periodic::force(server, req.namespace(), id).await?;
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
+}
+
+/// `GET` the scale status, `PUT`/`POST` a scaling request.
+async fn scale(st: &HttpState, req: &Req, id: &str, body: &Bytes) -> Result<Response, HttpError> {
+    let server = need_server(st, req)?;
+    let ns = req.namespace();
+    if req.method == Method::GET {
+        let (meta, status) =
+            super::query::blocking(server, req, &[Table::Jobs, Table::Allocs], |snap| {
+                Ok((
+                    snap.max_index(&[Table::Jobs, Table::Allocs]),
+                    job_scale::scale_status(snap, ns, id),
+                ))
+            })
+            .await?;
+        return match status {
+            Some(s) => Ok(json(&s, req.pretty(), Some(meta))),
+            None => Err(HttpError::not_found("job not found", Some(meta))),
+        };
+    }
+    write_method(req)?;
+    let args: JobScaleRequest = decode(body)?;
+    if args.target.get("Job").is_some_and(|j| j != id) {
+        return Err(HttpError::BadRequest(
+            "job ID in payload did not match URL".to_string(),
+        ));
+    }
+    let out = job_scale::scale(server, ns, id, args).await?;
     let meta = Meta::Write { index: out.index };
     Ok(json(&out, req.pretty(), Some(meta)))
 }

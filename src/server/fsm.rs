@@ -91,6 +91,13 @@ pub enum Command {
         eval: Option<Evaluation>,
         time: i64,
     },
+    /// Record a scaling event of a job's group (`job scale`, autoscalers).
+    ScalingEvent {
+        namespace: String,
+        job_id: String,
+        group: String,
+        event: crate::api::ScalingEvent,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -294,6 +301,12 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             }
             register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
         }
+        Command::ScalingEvent {
+            namespace,
+            job_id,
+            group,
+            event,
+        } => s.add_scaling_event(index, namespace, job_id, group, event.clone()),
     }
     Ok(())
 }

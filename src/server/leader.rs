@@ -24,7 +24,9 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         Command::NodeUpdateStatus { evals, .. }
         | Command::AllocClientUpdate { evals, .. }
         | Command::EvalUpsert { evals } => evals.iter().map(|e| e.id.as_str()).collect(),
-        Command::NodeRegister { .. } | Command::ApplyPlan { .. } => Vec::new(),
+        Command::NodeRegister { .. } | Command::ApplyPlan { .. } | Command::ScalingEvent { .. } => {
+            Vec::new()
+        }
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))

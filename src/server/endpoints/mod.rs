@@ -5,4 +5,5 @@ pub mod deployment;
 pub mod job;
 pub mod job_dispatch;
 pub mod job_plan;
+pub mod job_scale;
 pub mod node;

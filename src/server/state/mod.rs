@@ -11,6 +11,7 @@
 
 mod deployments;
 mod persist;
+mod scaling;
 mod summary;
 mod write;
 
@@ -22,6 +23,7 @@ use tokio::sync::watch;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
+pub use scaling::ScalingEvents;
 
 pub use persist::PersistError;
 
@@ -69,6 +71,8 @@ pub struct StateSnapshot {
     deployments: OrdMap<String, Arc<Deployment>>,
     deployments_by_job: OrdMap<JobKey, OrdSet<String>>,
     table_index: OrdMap<Table, u64>,
+    /// Per job: group -> its scaling events, newest first.
+    scaling_events: OrdMap<JobKey, Arc<ScalingEvents>>,
     /// Raft index of the last applied command.
     index: u64,
 }

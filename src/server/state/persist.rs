@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{key, StateSnapshot, Table};
+use super::{key, ScalingEvents, StateSnapshot, Table};
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +28,9 @@ struct Persisted {
     /// Absent in snapshots written before deployments existed.
     #[serde(default)]
     deployments: Vec<Deployment>,
+    /// Absent in snapshots written before scaling events existed.
+    #[serde(default)]
+    scaling_events: Vec<(String, String, ScalingEvents)>,
 }
 
 impl StateSnapshot {
@@ -64,6 +67,11 @@ impl StateSnapshot {
                 .collect(),
             evals: self.evals.values().map(|e| (**e).clone()).collect(),
             deployments: self.deployments.values().map(|d| (**d).clone()).collect(),
+            scaling_events: self
+                .scaling_events
+                .iter()
+                .map(|((ns, id), e)| (ns.clone(), id.clone(), (**e).clone()))
+                .collect(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -132,6 +140,9 @@ impl StateSnapshot {
                 .or_default()
                 .insert(d.id.clone());
             s.deployments.insert(d.id.clone(), Arc::new(d));
+        }
+        for (ns, id, events) in p.scaling_events {
+            s.scaling_events.insert(key(&ns, &id), Arc::new(events));
         }
         Ok(s)
     }

@@ -58,6 +58,7 @@ impl StateSnapshot {
             self.job_versions.remove(&v);
         }
         self.job_summaries.remove(&k);
+        self.scaling_events.remove(&k);
         self.touch(Table::Jobs, index);
         self.touch(Table::JobVersions, index);
         self.touch(Table::JobSummaries, index);

@@ -136,11 +136,17 @@ _nomad() {
             nomad__subcmd__eval,help)
                 cmd="nomad__subcmd__eval__subcmd__help"
                 ;;
+            nomad__subcmd__eval,list)
+                cmd="nomad__subcmd__eval__subcmd__list"
+                ;;
             nomad__subcmd__eval,status)
                 cmd="nomad__subcmd__eval__subcmd__status"
                 ;;
             nomad__subcmd__eval__subcmd__help,help)
                 cmd="nomad__subcmd__eval__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__eval__subcmd__help,list)
+                cmd="nomad__subcmd__eval__subcmd__help__subcmd__list"
                 ;;
             nomad__subcmd__eval__subcmd__help,status)
                 cmd="nomad__subcmd__eval__subcmd__help__subcmd__status"
@@ -223,11 +229,17 @@ _nomad() {
             nomad__subcmd__help__subcmd__deployment,unblock)
                 cmd="nomad__subcmd__help__subcmd__deployment__subcmd__unblock"
                 ;;
+            nomad__subcmd__help__subcmd__eval,list)
+                cmd="nomad__subcmd__help__subcmd__eval__subcmd__list"
+                ;;
             nomad__subcmd__help__subcmd__eval,status)
                 cmd="nomad__subcmd__help__subcmd__eval__subcmd__status"
                 ;;
             nomad__subcmd__help__subcmd__job,allocs)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__allocs"
+                ;;
+            nomad__subcmd__help__subcmd__job,dispatch)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__dispatch"
                 ;;
             nomad__subcmd__help__subcmd__job,history)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__history"
@@ -238,6 +250,12 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,inspect)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__inspect"
                 ;;
+            nomad__subcmd__help__subcmd__job,periodic)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic"
+                ;;
+            nomad__subcmd__help__subcmd__job,plan)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__plan"
+                ;;
             nomad__subcmd__help__subcmd__job,promote)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__promote"
                 ;;
@@ -246,6 +264,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__job,run)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__run"
+                ;;
+            nomad__subcmd__help__subcmd__job,scale)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__scale"
                 ;;
             nomad__subcmd__help__subcmd__job,status)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__status"
@@ -256,6 +277,9 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,validate)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__validate"
                 ;;
+            nomad__subcmd__help__subcmd__job__subcmd__periodic,force)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force"
+                ;;
             nomad__subcmd__help__subcmd__node,status)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__status"
                 ;;
@@ -264,6 +288,9 @@ _nomad() {
                 ;;
             nomad__subcmd__job,allocs)
                 cmd="nomad__subcmd__job__subcmd__allocs"
+                ;;
+            nomad__subcmd__job,dispatch)
+                cmd="nomad__subcmd__job__subcmd__dispatch"
                 ;;
             nomad__subcmd__job,help)
                 cmd="nomad__subcmd__job__subcmd__help"
@@ -277,6 +304,12 @@ _nomad() {
             nomad__subcmd__job,inspect)
                 cmd="nomad__subcmd__job__subcmd__inspect"
                 ;;
+            nomad__subcmd__job,periodic)
+                cmd="nomad__subcmd__job__subcmd__periodic"
+                ;;
+            nomad__subcmd__job,plan)
+                cmd="nomad__subcmd__job__subcmd__plan"
+                ;;
             nomad__subcmd__job,promote)
                 cmd="nomad__subcmd__job__subcmd__promote"
                 ;;
@@ -285,6 +318,9 @@ _nomad() {
                 ;;
             nomad__subcmd__job,run)
                 cmd="nomad__subcmd__job__subcmd__run"
+                ;;
+            nomad__subcmd__job,scale)
+                cmd="nomad__subcmd__job__subcmd__scale"
                 ;;
             nomad__subcmd__job,status)
                 cmd="nomad__subcmd__job__subcmd__status"
@@ -298,6 +334,9 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,allocs)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__allocs"
                 ;;
+            nomad__subcmd__job__subcmd__help,dispatch)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__dispatch"
+                ;;
             nomad__subcmd__job__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__help"
                 ;;
@@ -310,6 +349,12 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,inspect)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__inspect"
                 ;;
+            nomad__subcmd__job__subcmd__help,periodic)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic"
+                ;;
+            nomad__subcmd__job__subcmd__help,plan)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__plan"
+                ;;
             nomad__subcmd__job__subcmd__help,promote)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__promote"
                 ;;
@@ -319,6 +364,9 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,run)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__run"
                 ;;
+            nomad__subcmd__job__subcmd__help,scale)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__scale"
+                ;;
             nomad__subcmd__job__subcmd__help,status)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__status"
                 ;;
@@ -327,6 +375,21 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__help,validate)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__validate"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__periodic,force)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic,force)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic,help)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__periodic__subcmd__help,force)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic__subcmd__help,help)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help"
                 ;;
             nomad__subcmd__node,help)
                 cmd="nomad__subcmd__node__subcmd__help"
@@ -931,7 +994,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval)
-            opts="-h --help status help"
+            opts="-h --help status list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -945,7 +1008,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__help)
-            opts="status help"
+            opts="status list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -972,6 +1035,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__eval__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__eval__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -979,6 +1056,44 @@ _nomad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__eval__subcmd__list)
+            opts="-h --address --region --namespace --token --verbose --json --job --status --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1221,8 +1336,22 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__eval)
-            opts="status"
+            opts="status list"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__eval__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1305,7 +1434,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1319,6 +1448,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__allocs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__dispatch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1374,6 +1517,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__job__subcmd__periodic)
+            opts="force"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__job__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1403,6 +1588,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1643,7 +1842,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert help"
+            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1686,8 +1885,54 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__dispatch)
+            opts="-h --address --region --namespace --token --meta --detach --verbose --idempotency-token --id-prefix-template --priority --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --meta)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id-prefix-template)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert help"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1701,6 +1946,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__allocs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__dispatch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1770,6 +2029,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__periodic)
+            opts="force"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1799,6 +2100,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1932,6 +2247,138 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__periodic)
+            opts="-h --help force help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__force)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help)
+            opts="force help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__plan)
+            opts="-h --address --region --namespace --token --diff --policy-override --verbose --json-output --vault-namespace --json --var --var-file --hcl2-strict --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --vault-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__promote)
             opts="-h --address --region --namespace --token --group --detach --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2028,6 +2475,40 @@ _nomad() {
                     return 0
                     ;;
                 --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__scale)
+            opts="-h --address --region --namespace --token --detach --verbose --check-index --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-index)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

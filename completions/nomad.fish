@@ -154,9 +154,10 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "unblock" -d 'Unblock a blocked deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status list help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status list help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status list help" -f -a "list" -d 'List the set of evaluations processed by Nomad'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and not __fish_seen_subcommand_from status list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -165,7 +166,17 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l json -d 'Output the evaluation in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l job -d 'Only show evaluations for this job ID' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l status -d 'Only show evaluations with this status' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l verbose -d 'Show full-length IDs'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l json -d 'Output the evaluations in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the set of evaluations processed by Nomad'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l list -d 'List the files whose formatting changes' -r -f -a "true\t''
 false\t''"
@@ -174,18 +185,22 @@ false\t''"
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l check -d 'Report files that are not formatted and exit 1, without writing them'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l recursive -d 'Process subdirectories too'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "init" -d 'Create an example job file'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "run" -d 'Run a new job or update an existing job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "status" -d 'Display status information about a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "stop" -d 'Stop a running job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "inspect" -d 'Inspect a submitted job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "validate" -d 'Check a job specification for syntax errors'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "allocs" -d 'List allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "history" -d 'Display all tracked versions of a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "promote" -d 'Promote a job\'s canaries'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "revert" -d 'Revert to a prior version of the job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
@@ -268,6 +283,43 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l diff -d 'Determines whether the diff between the remote job and planned job is shown. Defaults to true' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l vault-namespace -d 'If set, the passed Vault namespace is stored in the job before sending to the server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l policy-override -d 'If set, any soft mandatory Sentinel policies will be overridden'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l verbose -d 'Increase diff verbosity'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l json-output -d 'Output the plan response as JSON instead of the human text'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l meta -d 'Meta key/value pair (key=value) for the dispatched job; may be given multiple times' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l idempotency-token -d 'A token that makes a retried dispatch return the job the first attempt created' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l id-prefix-template -d 'A prefix for the dispatched job\'s ID, after "/dispatch-"' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l priority -d 'The priority of the dispatched job; the parameterized job\'s by default' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -f -a "force" -d 'Force the launch of a periodic job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l check-index -d 'Scale only if the job\'s modify index matches (0: no check)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
@@ -278,6 +330,10 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "history" -d 'Display all tracked versions of a job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "scale" -d 'Change the count of a job\'s task group'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Display status information about nodes'
@@ -395,6 +451,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "resume" -d 'Resume a paused deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from deployment" -f -a "unblock" -d 'Unblock a blocked deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "status" -d 'Display evaluation status and placement failure reasons'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "list" -d 'List the set of evaluations processed by Nomad'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "status" -d 'Display status information about a job'
@@ -405,5 +462,9 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "history" -d 'Display all tracked versions of a job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "scale" -d 'Change the count of a job\'s task group'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'

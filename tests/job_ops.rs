@@ -62,6 +62,19 @@ fn plan_prints_the_diff_and_exits_by_whether_allocs_change() {
         a["ClientStatus"] == "running"
     });
     let index = job_modify_index(&agent, "example");
+    let evals = agent.nomad(&["eval", "list", "-job", "example"]);
+    assert_exit(&evals, 0);
+    let text = stdout(&evals);
+    assert!(
+        text.starts_with("ID        Priority  Triggered By  Job ID   Namespace  Node ID  Status    Placement Failures\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  50        job-register  example  default    <none>   complete  false"),
+        "{text}"
+    );
+    let none = agent.nomad(&["eval", "list", "-job", "nope"]);
+    assert_eq!(stdout(&none), "No evals found\n");
 
     // The same job again: no change, exit 0, and the index to check against.
     let out = agent.nomad(&["job", "plan", &v1]);

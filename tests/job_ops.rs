@@ -1,6 +1,8 @@
 //! Job operations through the real agent: `job plan` (text and exit codes), `job run
 //! -check-index`, `job dispatch`, `job periodic force` and `job scale`.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::harness::*;
@@ -268,6 +270,11 @@ fn dispatch_runs_a_child_with_meta_and_the_payload_file() {
         stdout(&out).lines().next().unwrap_or_default().to_string()
     };
     assert_eq!(token_run("abc"), token_run("abc"));
+    // The template counts its children: both finish (the token reused the second).
+    wait_until(Duration::from_secs(30), "children counted dead", || {
+        let c = agent.get("/v1/job/report/summary")["Children"].clone();
+        (c["Dead"] == 2 && c["Pending"] == 0 && c["Running"] == 0).then_some(())
+    });
     let status = stdout(&agent.nomad(&["job", "status", "report"]));
     assert!(
         status
@@ -315,14 +322,10 @@ fn periodic_jobs_launch_on_schedule_and_on_force() {
             })
             .unwrap_or_default()
     };
-    let launched = wait_until(
-        std::time::Duration::from_secs(20),
-        "two periodic launches",
-        || {
-            let c = children(&agent);
-            (c.len() >= 2).then_some(c)
-        },
-    );
+    let launched = wait_until(Duration::from_secs(20), "two periodic launches", || {
+        let c = children(&agent);
+        (c.len() >= 2).then_some(c)
+    });
     for id in &launched {
         let job = agent.get(&format!("/v1/job/{}", id.replace('/', "%2F")));
         assert_eq!(job["ParentID"], "tick");
@@ -367,14 +370,10 @@ fn scale_changes_the_count_within_policy_and_records_events() {
     let path = write(&agent, "s.hcl", &hcl);
     assert_exit(&agent.nomad(&["job", "run", &path]), 0);
     // Scaling waits for the first deployment to finish (Nomad blocks it while active).
-    wait_until(
-        std::time::Duration::from_secs(30),
-        "deployment done",
-        || {
-            let d = agent.get("/v1/job/example/deployment");
-            (d["Status"] == "successful").then_some(())
-        },
-    );
+    wait_until(Duration::from_secs(30), "deployment done", || {
+        let d = agent.get("/v1/job/example/deployment");
+        (d["Status"] == "successful").then_some(())
+    });
 
     let out = agent.nomad(&["job", "scale", "-detach", "example", "9"]);
     assert_exit(&out, 1);
@@ -387,7 +386,7 @@ fn scale_changes_the_count_within_policy_and_records_events() {
         "{}",
         stdout(&out)
     );
-    let running = wait_until(std::time::Duration::from_secs(30), "three running", || {
+    let running = wait_until(Duration::from_secs(30), "three running", || {
         let s = agent.get("/v1/job/example/scale");
         (s["TaskGroups"]["web"]["Running"] == 3).then_some(s)
     });

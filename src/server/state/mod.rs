@@ -9,6 +9,7 @@
 //! This module owns the tables and their invariants; it must not read clocks or draw random
 //! numbers (the FSM's apply must be deterministic).
 
+mod children;
 mod deployments;
 mod persist;
 mod scaling;

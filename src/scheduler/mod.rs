@@ -29,6 +29,7 @@ use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
 pub mod annotate;
 pub mod diff;
+mod diff_fields;
 pub mod feasible;
 mod generic;
 #[cfg(test)]

@@ -431,6 +431,10 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
             [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
             [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Invoke a dry-run of the scheduler for a job')
+            [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
+            [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
+            [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -556,6 +560,80 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;job;plan' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Determines whether the diff between the remote job and planned job is shown. Defaults to true')
+            [CompletionResult]::new('--vault-namespace', '--vault-namespace', [CompletionResultType]::ParameterName, 'If set, the passed Vault namespace is stored in the job before sending to the server')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
+            [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
+            [CompletionResult]::new('--policy-override', '--policy-override', [CompletionResultType]::ParameterName, 'If set, any soft mandatory Sentinel policies will be overridden')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Increase diff verbosity')
+            [CompletionResult]::new('--json-output', '--json-output', [CompletionResultType]::ParameterName, 'Output the plan response as JSON instead of the human text')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
+            [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;dispatch' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Meta key/value pair (key=value) for the dispatched job; may be given multiple times')
+            [CompletionResult]::new('--idempotency-token', '--idempotency-token', [CompletionResultType]::ParameterName, 'A token that makes a retried dispatch return the job the first attempt created')
+            [CompletionResult]::new('--id-prefix-template', '--id-prefix-template', [CompletionResultType]::ParameterName, 'A prefix for the dispatched job''s ID, after "/dispatch-"')
+            [CompletionResult]::new('--priority', '--priority', [CompletionResultType]::ParameterName, 'The priority of the dispatched job; the parameterized job''s by default')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;periodic' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Force the launch of a periodic job')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;periodic;force' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;periodic;help' {
+            [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Force the launch of a periodic job')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;periodic;help;force' {
+            break
+        }
+        'nomad;job;periodic;help;help' {
+            break
+        }
+        'nomad;job;scale' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'Scale only if the job''s modify index matches (0: no check)')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;job;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
@@ -567,6 +645,10 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
             [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
             [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Invoke a dry-run of the scheduler for a job')
+            [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
+            [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
+            [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -598,6 +680,22 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;revert' {
+            break
+        }
+        'nomad;job;help;plan' {
+            break
+        }
+        'nomad;job;help;dispatch' {
+            break
+        }
+        'nomad;job;help;periodic' {
+            [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Force the launch of a periodic job')
+            break
+        }
+        'nomad;job;help;periodic;force' {
+            break
+        }
+        'nomad;job;help;scale' {
             break
         }
         'nomad;job;help;help' {
@@ -1134,6 +1232,10 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Display all tracked versions of a job')
             [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Promote a job''s canaries')
             [CompletionResult]::new('revert', 'revert', [CompletionResultType]::ParameterValue, 'Revert to a prior version of the job')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Invoke a dry-run of the scheduler for a job')
+            [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
+            [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
+            [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             break
         }
         'nomad;help;job;init' {
@@ -1164,6 +1266,22 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;revert' {
+            break
+        }
+        'nomad;help;job;plan' {
+            break
+        }
+        'nomad;help;job;dispatch' {
+            break
+        }
+        'nomad;help;job;periodic' {
+            [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Force the launch of a periodic job')
+            break
+        }
+        'nomad;help;job;periodic;force' {
+            break
+        }
+        'nomad;help;job;scale' {
             break
         }
         'nomad;help;node' {

@@ -316,6 +316,9 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,allocs)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__allocs"
                 ;;
+            nomad__subcmd__help__subcmd__job,dispatch)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__dispatch"
+                ;;
             nomad__subcmd__help__subcmd__job,history)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__history"
                 ;;
@@ -324,6 +327,12 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__job,inspect)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__inspect"
+                ;;
+            nomad__subcmd__help__subcmd__job,periodic)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic"
+                ;;
+            nomad__subcmd__help__subcmd__job,plan)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__plan"
                 ;;
             nomad__subcmd__help__subcmd__job,promote)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__promote"
@@ -334,6 +343,9 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,run)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__run"
                 ;;
+            nomad__subcmd__help__subcmd__job,scale)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__scale"
+                ;;
             nomad__subcmd__help__subcmd__job,status)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__status"
                 ;;
@@ -342,6 +354,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__job,validate)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__validate"
+                ;;
+            nomad__subcmd__help__subcmd__job__subcmd__periodic,force)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force"
                 ;;
             nomad__subcmd__help__subcmd__node,drain)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__drain"
@@ -385,6 +400,9 @@ _nomad() {
             nomad__subcmd__job,allocs)
                 cmd="nomad__subcmd__job__subcmd__allocs"
                 ;;
+            nomad__subcmd__job,dispatch)
+                cmd="nomad__subcmd__job__subcmd__dispatch"
+                ;;
             nomad__subcmd__job,help)
                 cmd="nomad__subcmd__job__subcmd__help"
                 ;;
@@ -397,6 +415,12 @@ _nomad() {
             nomad__subcmd__job,inspect)
                 cmd="nomad__subcmd__job__subcmd__inspect"
                 ;;
+            nomad__subcmd__job,periodic)
+                cmd="nomad__subcmd__job__subcmd__periodic"
+                ;;
+            nomad__subcmd__job,plan)
+                cmd="nomad__subcmd__job__subcmd__plan"
+                ;;
             nomad__subcmd__job,promote)
                 cmd="nomad__subcmd__job__subcmd__promote"
                 ;;
@@ -405,6 +429,9 @@ _nomad() {
                 ;;
             nomad__subcmd__job,run)
                 cmd="nomad__subcmd__job__subcmd__run"
+                ;;
+            nomad__subcmd__job,scale)
+                cmd="nomad__subcmd__job__subcmd__scale"
                 ;;
             nomad__subcmd__job,status)
                 cmd="nomad__subcmd__job__subcmd__status"
@@ -418,6 +445,9 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,allocs)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__allocs"
                 ;;
+            nomad__subcmd__job__subcmd__help,dispatch)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__dispatch"
+                ;;
             nomad__subcmd__job__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__help"
                 ;;
@@ -430,6 +460,12 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,inspect)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__inspect"
                 ;;
+            nomad__subcmd__job__subcmd__help,periodic)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic"
+                ;;
+            nomad__subcmd__job__subcmd__help,plan)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__plan"
+                ;;
             nomad__subcmd__job__subcmd__help,promote)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__promote"
                 ;;
@@ -439,6 +475,9 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,run)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__run"
                 ;;
+            nomad__subcmd__job__subcmd__help,scale)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__scale"
+                ;;
             nomad__subcmd__job__subcmd__help,status)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__status"
                 ;;
@@ -447,6 +486,21 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__help,validate)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__validate"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__periodic,force)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic,force)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic,help)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__periodic__subcmd__help,force)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__periodic__subcmd__help,help)
+                cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help"
                 ;;
             nomad__subcmd__node,drain)
                 cmd="nomad__subcmd__node__subcmd__drain"
@@ -2114,7 +2168,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2128,6 +2182,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__allocs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__dispatch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2183,6 +2251,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__job__subcmd__periodic)
+            opts="force"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__job__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2212,6 +2322,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2634,7 +2758,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert help"
+            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2677,8 +2801,54 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__dispatch)
+            opts="-h --address --region --namespace --token --meta --detach --verbose --idempotency-token --id-prefix-template --priority --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --meta)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id-prefix-template)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert help"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2692,6 +2862,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__allocs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__dispatch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2761,6 +2945,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__periodic)
+            opts="force"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2790,6 +3016,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2923,6 +3163,138 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__periodic)
+            opts="-h --help force help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__force)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help)
+            opts="force help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__force)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__plan)
+            opts="-h --address --region --namespace --token --diff --policy-override --verbose --json-output --vault-namespace --json --var --var-file --hcl2-strict --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --vault-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__promote)
             opts="-h --address --region --namespace --token --group --detach --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3019,6 +3391,40 @@ _nomad() {
                     return 0
                     ;;
                 --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__scale)
+            opts="-h --address --region --namespace --token --detach --verbose --check-index --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-index)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -382,6 +382,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand history 'Display all tracked versions of a job'
             cand promote 'Promote a job''s canaries'
             cand revert 'Revert to a prior version of the job'
+            cand plan 'Invoke a dry-run of the scheduler for a job'
+            cand dispatch 'Dispatch an instance of a parameterized job'
+            cand periodic 'Interact with periodic jobs'
+            cand scale 'Change the count of a job''s task group'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;init'= {
@@ -496,6 +500,72 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;job;plan'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --diff 'Determines whether the diff between the remote job and planned job is shown. Defaults to true'
+            cand --vault-namespace 'If set, the passed Vault namespace is stored in the job before sending to the server'
+            cand --var 'Variable for template, can be used multiple times (key=value)'
+            cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
+            cand --policy-override 'If set, any soft mandatory Sentinel policies will be overridden'
+            cand --verbose 'Increase diff verbosity'
+            cand --json-output 'Output the plan response as JSON instead of the human text'
+            cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+            cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;dispatch'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --meta 'Meta key/value pair (key=value) for the dispatched job; may be given multiple times'
+            cand --idempotency-token 'A token that makes a retried dispatch return the job the first attempt created'
+            cand --id-prefix-template 'A prefix for the dispatched job''s ID, after "/dispatch-"'
+            cand --priority 'The priority of the dispatched job; the parameterized job''s by default'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;periodic'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand force 'Force the launch of a periodic job'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;periodic;force'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;periodic;help'= {
+            cand force 'Force the launch of a periodic job'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;periodic;help;force'= {
+        }
+        &'nomad;job;periodic;help;help'= {
+        }
+        &'nomad;job;scale'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --check-index 'Scale only if the job''s modify index matches (0: no check)'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;job;help'= {
             cand init 'Create an example job file'
             cand run 'Run a new job or update an existing job'
@@ -507,6 +577,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand history 'Display all tracked versions of a job'
             cand promote 'Promote a job''s canaries'
             cand revert 'Revert to a prior version of the job'
+            cand plan 'Invoke a dry-run of the scheduler for a job'
+            cand dispatch 'Dispatch an instance of a parameterized job'
+            cand periodic 'Interact with periodic jobs'
+            cand scale 'Change the count of a job''s task group'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;help;init'= {
@@ -528,6 +602,17 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;promote'= {
         }
         &'nomad;job;help;revert'= {
+        }
+        &'nomad;job;help;plan'= {
+        }
+        &'nomad;job;help;dispatch'= {
+        }
+        &'nomad;job;help;periodic'= {
+            cand force 'Force the launch of a periodic job'
+        }
+        &'nomad;job;help;periodic;force'= {
+        }
+        &'nomad;job;help;scale'= {
         }
         &'nomad;job;help;help'= {
         }
@@ -984,6 +1069,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand history 'Display all tracked versions of a job'
             cand promote 'Promote a job''s canaries'
             cand revert 'Revert to a prior version of the job'
+            cand plan 'Invoke a dry-run of the scheduler for a job'
+            cand dispatch 'Dispatch an instance of a parameterized job'
+            cand periodic 'Interact with periodic jobs'
+            cand scale 'Change the count of a job''s task group'
         }
         &'nomad;help;job;init'= {
         }
@@ -1004,6 +1093,17 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;promote'= {
         }
         &'nomad;help;job;revert'= {
+        }
+        &'nomad;help;job;plan'= {
+        }
+        &'nomad;help;job;dispatch'= {
+        }
+        &'nomad;help;job;periodic'= {
+            cand force 'Force the launch of a periodic job'
+        }
+        &'nomad;help;job;periodic;force'= {
+        }
+        &'nomad;help;job;scale'= {
         }
         &'nomad;help;node'= {
             cand status 'Display status information about nodes'

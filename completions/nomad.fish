@@ -264,18 +264,22 @@ false\t''"
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l check -d 'Report files that are not formatted and exit 1, without writing them'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l recursive -d 'Process subdirectories too'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "init" -d 'Create an example job file'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "run" -d 'Run a new job or update an existing job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "status" -d 'Display status information about a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "stop" -d 'Stop a running job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "inspect" -d 'Inspect a submitted job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "validate" -d 'Check a job specification for syntax errors'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "allocs" -d 'List allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "history" -d 'Display all tracked versions of a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "promote" -d 'Promote a job\'s canaries'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "revert" -d 'Revert to a prior version of the job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
@@ -358,6 +362,43 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from revert" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l diff -d 'Determines whether the diff between the remote job and planned job is shown. Defaults to true' -r -f -a "true\t''
+false\t''"
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l vault-namespace -d 'If set, the passed Vault namespace is stored in the job before sending to the server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l policy-override -d 'If set, any soft mandatory Sentinel policies will be overridden'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l verbose -d 'Increase diff verbosity'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l json-output -d 'Output the plan response as JSON instead of the human text'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l meta -d 'Meta key/value pair (key=value) for the dispatched job; may be given multiple times' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l idempotency-token -d 'A token that makes a retried dispatch return the job the first attempt created' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l id-prefix-template -d 'A prefix for the dispatched job\'s ID, after "/dispatch-"' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l priority -d 'The priority of the dispatched job; the parameterized job\'s by default' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from dispatch" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -f -a "force" -d 'Force the launch of a periodic job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from periodic" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l check-index -d 'Scale only if the job\'s modify index matches (0: no check)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
@@ -368,6 +409,10 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "history" -d 'Display all tracked versions of a job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "scale" -d 'Change the count of a job\'s task group'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "status" -d 'Display status information about nodes'
@@ -613,6 +658,10 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "history" -d 'Display all tracked versions of a job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "promote" -d 'Promote a job\'s canaries'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "scale" -d 'Change the count of a job\'s task group'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "drain" -d 'Toggle drain mode on a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'

@@ -13,6 +13,7 @@ mod examples;
 mod gc;
 mod host_volumes;
 mod interact;
+mod job_ops;
 mod nodes;
 mod quickstart;
 mod services;

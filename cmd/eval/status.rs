@@ -65,7 +65,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
 }
 
 /// The table printed for an ambiguous prefix (`formatEvalList`).
-pub(crate) fn eval_list(evals: &[Evaluation], verbose: bool) -> String {
+pub fn eval_list(evals: &[Evaluation], verbose: bool) -> String {
     let length = if verbose { FULL_ID } else { SHORT_ID };
     let mut rows = vec![
         "ID|Priority|Triggered By|Job ID|Namespace|Node ID|Status|Placement Failures".to_string(),

@@ -1,12 +1,17 @@
 //! `nomad job ...`: interact with jobs.
 
 pub mod allocs;
+pub mod dispatch;
 pub mod history;
 pub mod init;
 pub mod inspect;
+pub mod periodic;
+pub mod plan;
+mod plan_format;
 pub mod promote;
 pub mod revert;
 pub mod run;
+pub mod scale;
 pub mod status;
 pub mod stop;
 pub mod validate;
@@ -41,6 +46,15 @@ pub enum JobCommand {
     Promote(promote::Args),
     /// Revert to a prior version of the job
     Revert(revert::Args),
+    /// Invoke a dry-run of the scheduler for a job
+    Plan(plan::Args),
+    /// Dispatch an instance of a parameterized job
+    Dispatch(dispatch::Args),
+    /// Interact with periodic jobs
+    #[command(subcommand)]
+    Periodic(periodic::PeriodicCommand),
+    /// Change the count of a job's task group
+    Scale(scale::Args),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -55,6 +69,10 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::History(a) => history::run(a, &a.global).await,
         JobCommand::Promote(a) => promote::run(a, &a.global).await,
         JobCommand::Revert(a) => revert::run(a, &a.global).await,
+        JobCommand::Plan(a) => plan::run(a, &a.global).await,
+        JobCommand::Dispatch(a) => dispatch::run(a, &a.global).await,
+        JobCommand::Periodic(c) => periodic::run(c).await,
+        JobCommand::Scale(a) => scale::run(a, &a.global).await,
     }
 }
 
@@ -181,7 +199,7 @@ pub fn is_periodic(job: &Job) -> bool {
 }
 
 pub fn is_parameterized(job: &Job) -> bool {
-    job.parameterized_job.is_some()
+    job.is_parameterized()
 }
 
 pub fn is_multiregion(job: &Job) -> bool {

@@ -108,6 +108,8 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     }
     if periodic && !parameterized && job.stop {
         basic.push("Next Periodic Launch|none (job stopped)".to_string());
+    } else if periodic && !parameterized {
+        basic.extend(next_periodic_launch(&job, output::now_nanos()));
     }
     output::out(format_kv(&basic))?;
 
@@ -189,6 +191,18 @@ async fn output_summary(client: &Client, job: &Job, q: &QueryOptions) -> anyhow:
         ]))?;
     }
     Ok(())
+}
+
+/// `Next Periodic Launch|<time> (<in> from now)`, as Nomad computes it on the CLI side.
+fn next_periodic_launch(job: &Job, now: i64) -> Option<String> {
+    let spec = nomad::api::cron::PeriodicSpec::from_job(job).ok()??;
+    let next = spec.next_after(now)?;
+    let secs = |n: i64| n.div_euclid(1_000_000_000) * 1_000_000_000;
+    Some(format!(
+        "Next Periodic Launch|{} ({} from now)",
+        output::format_unix_nano(next),
+        output::go_duration(secs(next) - secs(now))
+    ))
 }
 
 /// Periodic and parameterized jobs list their launched children instead of allocations.

@@ -386,7 +386,7 @@ impl JobListStub {
             name: job.name.clone(),
             namespace: job.namespace.clone(),
             node_pool: job.node_pool.clone(),
-            parameterized_job: job.parameterized_job.is_some(),
+            parameterized_job: job.is_parameterized(),
             parent_id: job.parent_id.clone(),
             periodic: job.periodic.is_some(),
             priority: job.priority,

@@ -80,3 +80,9 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     }
     t.timestamp_nanos_opt()
 }
+pub mod diff;
+pub mod job_ops;
+pub use diff::*;
+pub use job_ops::*;
+mod client_job_ops;
+pub mod cron;

@@ -12,6 +12,7 @@ pub mod alloc_updates;
 pub mod alloc_watcher;
 pub mod config;
 pub mod control;
+pub mod dispatch_payload;
 pub mod fingerprint;
 pub mod fs;
 pub mod heartbeat;

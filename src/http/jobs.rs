@@ -62,6 +62,9 @@ async fn dispatch(
     if let Some(out) = super::deployments::job_route(st, req, rest, body).await {
         return out;
     }
+    if let Some(out) = super::job_ops::job_route(st, req, rest, body).await {
+        return out;
+    }
     if let Some(id) = rest.strip_suffix("/allocations") {
         get_only(req)?;
         return allocations(st, req, id).await;

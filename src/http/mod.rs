@@ -21,6 +21,7 @@ pub mod client_fs;
 mod deployments;
 mod error;
 mod events;
+mod job_ops;
 mod jobs;
 mod log_stream;
 mod logs;

@@ -27,6 +27,9 @@ use std::sync::Arc;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
+pub mod annotate;
+pub mod diff;
+mod diff_fields;
 pub mod feasible;
 mod generic;
 pub mod host_volumes;

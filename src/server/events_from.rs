@@ -32,6 +32,7 @@ pub fn event_type(cmd: &Command) -> &'static str {
         Command::ServiceRegistrationUpsert { .. } => "ServiceRegistration",
         Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. } => "ServiceDeregistration",
+        Command::ScalingEvent { .. } => "JobScalingEvent",
     }
 }
 
@@ -166,6 +167,11 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
         | Command::ServiceRegistrationUpsert { .. }
         | Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. } => {}
+        Command::ScalingEvent {
+            namespace, job_id, ..
+        } => {
+            t.jobs.insert((namespace.clone(), job_id.clone()));
+        }
     }
     t
 }

@@ -128,6 +128,13 @@ pub enum Command {
         evals: Vec<Evaluation>,
         time: i64,
     },
+    /// Record a scaling event of a job's group (`job scale`, autoscalers).
+    ScalingEvent {
+        namespace: String,
+        job_id: String,
+        group: String,
+        event: crate::api::ScalingEvent,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -393,6 +400,12 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             s.update_desired_transitions(index, transitions, *time);
             upsert_evals(s, index, evals);
         }
+        Command::ScalingEvent {
+            namespace,
+            job_id,
+            group,
+            event,
+        } => s.add_scaling_event(index, namespace, job_id, group, event.clone()),
     }
     Ok(())
 }

@@ -35,7 +35,8 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         | Command::ReconcileSummaries
         | Command::ServiceRegistrationUpsert { .. }
         | Command::ServiceRegistrationDelete { .. }
-        | Command::ServiceRegistrationDeleteByAlloc { .. } => Vec::new(),
+        | Command::ServiceRegistrationDeleteByAlloc { .. }
+        | Command::ScalingEvent { .. } => Vec::new(),
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))

@@ -20,6 +20,7 @@ mod events_from;
 pub mod fsm;
 mod heartbeat;
 mod leader;
+pub mod periodic;
 mod plan_apply;
 pub mod raft;
 pub mod rpc;
@@ -184,6 +185,7 @@ impl Server {
         server.spawn(heartbeat::run(server.clone()));
         server.spawn(core_gc::run(server.clone(), server.config().gc));
         server.spawn(drainer::run(server.clone()));
+        server.spawn(periodic::run(server.clone(), Arc::new(SystemClock)));
         for i in 0..server.inner.config.num_schedulers.max(1) {
             server.spawn(worker::run(server.clone(), i as u64));
         }

@@ -237,6 +237,8 @@ impl TaskRunner {
             .alloc_dir
             .build_task(&task.name)
             .map_err(|e| format!("failed to build task directory for {:?}: {e}", task.name))?;
+        crate::client::dispatch_payload::write_payload(self.p.alloc.job.as_deref(), task, &dir)
+            .map_err(|e| e.to_string())?;
         let fs_none = self
             .p
             .driver

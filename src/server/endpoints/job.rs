@@ -34,6 +34,9 @@ pub fn check(server: &Server, mut job: Job) -> Result<(Job, Vec<String>), Vec<St
             Vec::new()
         }
     };
+    if let Err(e) = crate::api::cron::PeriodicSpec::from_job(&job) {
+        errors.push(e.to_string());
+    }
     let snap = server.state().snapshot();
     let nodes = snap.nodes_list();
     for tg in &job.task_groups {
@@ -97,7 +100,7 @@ pub async fn register(
 
     let now = now_nanos();
     // Periodic and parameterized jobs are templates: they get no eval of their own.
-    let eval = (job.periodic.is_none() && job.parameterized_job.is_none()).then(|| Evaluation {
+    let eval = (!job.is_template()).then(|| Evaluation {
         id: generate_id(),
         namespace: job.namespace.clone(),
         priority: job.priority,
@@ -164,7 +167,7 @@ pub async fn deregister(
         return Err(ServerError::NotFound("job not found".to_string()));
     };
     let now = now_nanos();
-    let eval = (job.periodic.is_none() && job.parameterized_job.is_none()).then(|| Evaluation {
+    let eval = (!job.is_template()).then(|| Evaluation {
         id: generate_id(),
         namespace: namespace.to_string(),
         priority: job.priority,

@@ -145,7 +145,7 @@ pub fn system_job_evals(snap: &StateSnapshot, node: &Node, now: i64) -> Vec<Eval
     snap.jobs(None)
         .into_iter()
         .filter(|j| crate::scheduler::is_system_type(&j.r#type) && !j.stop)
-        .filter(|j| j.parameterized_job.is_none() && j.periodic.is_none())
+        .filter(|j| !j.is_template())
         .filter(|j| {
             node_in_pool(node, job_pool(j)) && node_in_any_dc(node, &j.datacenters_or_default())
         })

@@ -9,10 +9,12 @@
 //! This module owns the tables and their invariants; it must not read clocks or draw random
 //! numbers (the FSM's apply must be deterministic).
 
+mod children;
 mod deployments;
 mod gc;
 mod nodes;
 mod persist;
+mod scaling;
 mod services;
 mod summary;
 mod write;
@@ -25,6 +27,7 @@ use tokio::sync::watch;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
+pub use scaling::ScalingEvents;
 
 pub use gc::Reap;
 pub use nodes::NodeDrainUpdate;
@@ -78,6 +81,8 @@ pub struct StateSnapshot {
     /// Nomad-native service registrations by ID.
     services: OrdMap<String, Arc<crate::api::ServiceRegistration>>,
     table_index: OrdMap<Table, u64>,
+    /// Per job: group -> its scaling events, newest first.
+    scaling_events: OrdMap<JobKey, Arc<ScalingEvents>>,
     /// Raft index of the last applied command.
     index: u64,
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{key, StateSnapshot, Table};
+use super::{key, ScalingEvents, StateSnapshot, Table};
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node, ServiceRegistration};
 
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +31,9 @@ struct Persisted {
     /// Nomad-native service registrations (absent in older snapshots).
     #[serde(default)]
     services: Vec<ServiceRegistration>,
+    /// Absent in snapshots written before scaling events existed.
+    #[serde(default)]
+    scaling_events: Vec<(String, String, ScalingEvents)>,
 }
 
 impl StateSnapshot {
@@ -68,6 +71,11 @@ impl StateSnapshot {
             evals: self.evals.values().map(|e| (**e).clone()).collect(),
             deployments: self.deployments.values().map(|d| (**d).clone()).collect(),
             services: self.services.values().map(|r| (**r).clone()).collect(),
+            scaling_events: self
+                .scaling_events
+                .iter()
+                .map(|((ns, id), e)| (ns.clone(), id.clone(), (**e).clone()))
+                .collect(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -139,6 +147,9 @@ impl StateSnapshot {
         }
         for r in p.services {
             s.services.insert(r.id.clone(), Arc::new(r));
+        }
+        for (ns, id, events) in p.scaling_events {
+            s.scaling_events.insert(key(&ns, &id), Arc::new(events));
         }
         Ok(s)
     }

@@ -11,10 +11,7 @@ impl StateSnapshot {
     /// Nomad's job status rule: running while any alloc is live, pending while any eval is
     /// live, dead once everything it ever had is terminal, pending if it never had anything.
     pub(crate) fn job_status(&self, job: &Job) -> String {
-        if job.r#type == JOB_TYPE_SYSTEM
-            || job.parameterized_job.is_some()
-            || job.periodic.is_some()
-        {
+        if job.r#type == JOB_TYPE_SYSTEM || job.is_template() {
             return if job.stop {
                 JOB_STATUS_DEAD
             } else {

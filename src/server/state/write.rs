@@ -46,9 +46,9 @@ impl StateSnapshot {
 
     pub(crate) fn delete_job(&mut self, index: u64, ns: &str, id: &str) {
         let k = key(ns, id);
-        if self.jobs.remove(&k).is_none() {
+        let Some(removed) = self.jobs.remove(&k) else {
             return;
-        }
+        };
         let versions: Vec<_> = self
             .job_versions
             .range((ns.to_string(), id.to_string(), 0)..=(ns.to_string(), id.to_string(), u64::MAX))
@@ -58,9 +58,13 @@ impl StateSnapshot {
             self.job_versions.remove(&v);
         }
         self.job_summaries.remove(&k);
+        self.scaling_events.remove(&k);
         self.touch(Table::Jobs, index);
         self.touch(Table::JobVersions, index);
         self.touch(Table::JobSummaries, index);
+        if !removed.parent_id.is_empty() {
+            self.recount_children(index, ns, &removed.parent_id);
+        }
     }
 
     pub(crate) fn upsert_node(&mut self, index: u64, mut node: Node, time: i64) {
@@ -233,6 +237,9 @@ impl StateSnapshot {
             self.touch(Table::Jobs, index);
         }
         self.recount_summary(index, k);
+        if !job.parent_id.is_empty() {
+            self.recount_children(index, &k.0, &job.parent_id);
+        }
     }
 
     fn ensure_summary(&mut self, index: u64, job: &Job) {

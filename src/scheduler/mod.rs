@@ -88,6 +88,10 @@ pub trait StateView: Send + Sync {
     fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {
         None
     }
+    /// The operator's scheduler configuration (Nomad's defaults for views without one).
+    fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
+        crate::api::SchedulerConfiguration::default()
+    }
 }
 
 /// Inputs a scheduler run takes from outside, so runs are reproducible.

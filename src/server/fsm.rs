@@ -91,6 +91,12 @@ pub enum Command {
         eval: Option<Evaluation>,
         time: i64,
     },
+    /// Store the operator's scheduler configuration; with `cas` only if the stored
+    /// `ModifyIndex` equals it (a mismatch is reported as `state::CAS_MISMATCH`).
+    SchedulerSetConfig {
+        config: crate::api::SchedulerConfiguration,
+        cas: Option<u64>,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -293,6 +299,9 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 apply_status_update(s, index, u, *time);
             }
             register_and_eval(s, index, job.as_ref(), eval.as_ref(), *time);
+        }
+        Command::SchedulerSetConfig { config, cas } => {
+            s.set_scheduler_config(index, config, *cas)?;
         }
     }
     Ok(())

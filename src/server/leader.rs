@@ -25,6 +25,7 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         | Command::AllocClientUpdate { evals, .. }
         | Command::EvalUpsert { evals } => evals.iter().map(|e| e.id.as_str()).collect(),
         Command::NodeRegister { .. } | Command::ApplyPlan { .. } => Vec::new(),
+        Command::SchedulerSetConfig { .. } => Vec::new(),
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))

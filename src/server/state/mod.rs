@@ -11,6 +11,7 @@
 
 mod deployments;
 mod persist;
+mod sched_config;
 mod summary;
 mod write;
 
@@ -24,6 +25,7 @@ use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::StateView;
 
 pub use persist::PersistError;
+pub use sched_config::CAS_MISMATCH;
 
 /// (namespace, job ID)
 pub type JobKey = (String, String);
@@ -69,6 +71,8 @@ pub struct StateSnapshot {
     deployments: OrdMap<String, Arc<Deployment>>,
     deployments_by_job: OrdMap<JobKey, OrdSet<String>>,
     table_index: OrdMap<Table, u64>,
+    /// The operator's scheduler configuration (`None` until first written).
+    scheduler_config: Option<Arc<crate::api::SchedulerConfiguration>>,
     /// Raft index of the last applied command.
     index: u64,
 }
@@ -237,6 +241,9 @@ impl StateView for StateSnapshot {
     }
     fn latest_deployment(&self, namespace: &str, job_id: &str) -> Option<Arc<Deployment>> {
         StateSnapshot::latest_deployment(self, namespace, job_id)
+    }
+    fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
+        StateSnapshot::scheduler_config(self)
     }
 }
 

@@ -28,6 +28,9 @@ struct Persisted {
     /// Absent in snapshots written before deployments existed.
     #[serde(default)]
     deployments: Vec<Deployment>,
+    /// Absent in snapshots written before the operator configuration existed.
+    #[serde(default)]
+    scheduler_config: Option<crate::api::SchedulerConfiguration>,
 }
 
 impl StateSnapshot {
@@ -64,6 +67,7 @@ impl StateSnapshot {
                 .collect(),
             evals: self.evals.values().map(|e| (**e).clone()).collect(),
             deployments: self.deployments.values().map(|d| (**d).clone()).collect(),
+            scheduler_config: self.scheduler_config.as_deref().cloned(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -73,6 +77,7 @@ impl StateSnapshot {
         let p: Persisted = serde_json::from_slice(data)?;
         let mut s = StateSnapshot {
             index: p.index,
+            scheduler_config: p.scheduler_config.map(Arc::new),
             ..Default::default()
         };
         for (t, i) in p.table_index {

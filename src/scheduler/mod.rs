@@ -31,13 +31,18 @@ pub mod feasible;
 mod generic;
 #[cfg(test)]
 mod invariant_tests;
+#[cfg(test)]
+mod placement_tests;
 mod plan_ctx;
+mod preempt;
+mod propertyset;
 pub mod rank;
 pub mod reconcile;
 mod reconcile_deploy;
 #[cfg(test)]
 mod reconcile_props;
 mod reconcile_resched;
+mod spread;
 mod stack;
 mod system;
 #[cfg(test)]

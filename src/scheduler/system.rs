@@ -30,11 +30,13 @@ use crate::api::{
 use super::feasible::{
     group_constraints, has_driver, job_pool, meets_constraint, node_in_any_dc, node_in_pool,
 };
+use super::generic::{exhaust_resources, record_preemptions};
 use super::plan_ctx::PlanCtx;
+use super::propertyset::DistinctProperties;
 use super::reconcile::{
     STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
 };
-use super::stack::{feasible, rank, task_resources, Eligibility, RankedNode, SelectOptions};
+use super::stack::{feasible, rank, Eligibility, RankConfig, RankedNode, SelectOptions};
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
@@ -75,6 +77,7 @@ pub fn process_system_eval(
         queued.insert(tg.name.clone(), 0);
     }
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
+    let mut preempted_jobs = BTreeMap::new();
 
     match &live_job {
         None => {
@@ -96,9 +99,12 @@ pub fn process_system_eval(
                 &mut ids,
                 &mut failed,
                 &mut queued,
+                &mut preempted_jobs,
             );
         }
     }
+    let followup_evals =
+        super::generic::preemption_evals(&preempted_jobs, ctx.seed.rotate_left(59) ^ salt, ctx.now);
 
     let plan = Plan {
         eval_id: eval.id.clone(),
@@ -125,7 +131,7 @@ pub fn process_system_eval(
         plan,
         eval: out_eval,
         blocked_eval: None,
-        followup_evals: Vec::new(),
+        followup_evals,
     })
 }
 
@@ -144,6 +150,7 @@ enum Decision<'a> {
 }
 
 impl SystemRun<'_> {
+    #[allow(clippy::too_many_arguments)]
     fn reconcile_and_place(
         &self,
         allocs: &[Arc<Allocation>],
@@ -152,6 +159,7 @@ impl SystemRun<'_> {
         ids: &mut StdRng,
         failed: &mut BTreeMap<String, AllocMetric>,
         queued: &mut BTreeMap<String, i64>,
+        preempted_jobs: &mut BTreeMap<(String, String), Arc<Job>>,
     ) {
         let job = self.job;
         let dcs = job.datacenters_or_default();
@@ -199,6 +207,14 @@ impl SystemRun<'_> {
         let mut placed_any: BTreeSet<String> = BTreeSet::new();
         let mut filtered: BTreeMap<String, AllocMetric> = BTreeMap::new();
         let mut elig = Eligibility::default();
+        let sched_config = self.state.scheduler_config();
+        // The system stack always may evict when preemption is on for its type.
+        let opts = SelectOptions {
+            config: RankConfig::from_config(&sched_config),
+            preempt: sched_config.preemption_enabled(&job.r#type),
+            ..Default::default()
+        };
+        let mut distinct: BTreeMap<String, DistinctProperties> = BTreeMap::new();
         let mut place = |node: &Arc<Node>, tg: &TaskGroup, prev: Option<&Allocation>| {
             if let Some(prev) = prev {
                 pctx.stop(prev, STATUS_ALLOC_UPDATING, None);
@@ -207,26 +223,30 @@ impl SystemRun<'_> {
                 nodes_evaluated: 1,
                 ..Default::default()
             };
+            let props = distinct
+                .entry(tg.name.clone())
+                .or_insert_with(|| DistinctProperties::new(self.state, job, tg));
             let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
                 .then(|| {
-                    rank(
-                        node,
-                        job,
-                        tg,
-                        &SelectOptions::default(),
-                        pctx,
-                        rng,
-                        &mut metric,
-                    )
+                    if !props.is_empty() {
+                        props.refresh(self.state, job, pctx);
+                        if let Err(reason) = props.check(node) {
+                            super::stack::filter_node(&mut metric, node, &reason);
+                            return None;
+                        }
+                    }
+                    rank(node, job, tg, &opts, pctx, rng, &mut metric)
                 })
                 .flatten();
             metric.nodes_available = by_dc.clone();
             metric.nodes_in_pool = nodes_in_pool;
             metric.node_pool = pool.to_string();
             match option {
-                Some((ranked, meta)) => {
+                Some((mut ranked, meta)) => {
                     metric.score_meta_data = Some(vec![meta]);
-                    let alloc = self.new_alloc(tg, ranked, metric, prev, ids);
+                    let victims = std::mem::take(&mut ranked.preempted);
+                    let mut alloc = self.new_alloc(tg, ranked, metric, prev, ids);
+                    record_preemptions(&mut alloc, &victims, pctx, preempted_jobs);
                     pctx.place(alloc);
                     placed_any.insert(tg.name.clone());
                 }
@@ -236,8 +256,12 @@ impl SystemRun<'_> {
                 None => {
                     *queued.entry(tg.name.clone()).or_default() += 1;
                     match failed.get_mut(&tg.name) {
-                        Some(m) => m.coalesced_failures += 1,
+                        Some(m) => {
+                            m.coalesced_failures += 1;
+                            exhaust_resources(m, tg);
+                        }
                         None => {
+                            exhaust_resources(&mut metric, tg);
                             failed.insert(tg.name.clone(), metric);
                         }
                     }
@@ -341,7 +365,7 @@ impl SystemRun<'_> {
                 .iter()
                 .map(|t| (t.name.clone(), t.lifecycle.clone()))
                 .collect(),
-            tasks: task_resources(tg),
+            tasks: ranked.tasks,
         };
         Allocation {
             id: seeded_uuid(ids),

@@ -73,6 +73,7 @@ mod tests {
         assert_eq!((c.create_index, c.modify_index), (5, 9));
         assert_eq!(c.scheduler_algorithm, "binpack");
         assert!(s.set_scheduler_config(10, &c, Some(5)).is_err());
-        s.set_scheduler_config(10, &c, Some(9)).expect("matching cas");
+        s.set_scheduler_config(10, &c, Some(9))
+            .expect("matching cas");
     }
 }

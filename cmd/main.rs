@@ -13,6 +13,7 @@ mod job;
 mod meta;
 mod monitor;
 mod node;
+mod operator;
 mod output;
 mod server;
 mod status;
@@ -67,6 +68,9 @@ pub enum Command {
     /// Interact with servers
     #[command(subcommand)]
     Server(server::ServerCommand),
+    /// Provides cluster-level tools for Nomad operators
+    #[command(subcommand)]
+    Operator(operator::OperatorCommand),
     /// Display the status output for a resource
     Status(status::Args),
     /// Prints the Nomad version
@@ -95,6 +99,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Job(c) => job::run(c).await,
         Command::Node(c) => node::run(c).await,
         Command::Server(c) => server::run(c).await,
+        Command::Operator(c) => operator::run(c).await,
         Command::Status(a) => status::run(a, &a.global).await,
         Command::Run(a) => job::run::run(a, &a.global).await,
         Command::Stop(a) => job::stop::run(a, &a.global).await,

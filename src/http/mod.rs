@@ -20,6 +20,7 @@ mod jobs;
 mod log_stream;
 mod logs;
 mod objects;
+mod operator;
 mod query;
 mod respond;
 mod sanitize;
@@ -107,6 +108,10 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/self", any(agent::agent_self))
         .route("/v1/agent/health", any(agent::health))
         .route("/v1/agent/members", any(agent::members))
+        .route(
+            "/v1/operator/scheduler/configuration",
+            any(operator::scheduler_configuration),
+        )
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
         // Nomad answers an unknown path with a bare 404 and no body.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })

@@ -4,3 +4,4 @@
 pub mod deployment;
 pub mod job;
 pub mod node;
+pub mod operator;

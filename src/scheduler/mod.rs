@@ -12,16 +12,23 @@
 //!   re-blocks that same eval instead of creating another, as Nomad's ReblockEval).
 //!
 //! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
-//! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
+//! `rank` (fit, ports, cores, binpack/spread fit scores), `stack` (iteration, scoring,
+//! limit, metrics), `spread` (spread blocks), `propertyset` (per-value alloc counts for
+//! spreads and distinct_property), `preempt` (evicting lower priorities), `update`
 //! (destructive vs in-place), `generic` (the service/batch run), `system` (system and
 //! sysbatch: one alloc per feasible node), `plan_ctx` (the plan's view of nodes).
+//!
+//! The operator's scheduler configuration (`StateView::scheduler_config`) picks the fit
+//! algorithm, memory oversubscription, the feasibility node limit, and preemption per job
+//! type (system by default; service/batch/sysbatch when enabled).
 //!
 //! Deployments and the `update` block (max_parallel, canaries, promotion) live in
 //! `reconcile_deploy`, reschedule delays and follow-up evals in `reconcile_resched`.
 //!
-//! Known gaps (later issues): spreads are not scored, distinct_property, devices,
-//! cores/NUMA, host/CSI volumes, preemption, disconnect handling (allocs on disconnected nodes are lost), task-level
-//! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).
+//! Known gaps (later issues): devices, NUMA-aware core selection, preemption for network
+//! bandwidth/ports and devices (only cpu/memory/disk), host/CSI volumes, disconnect handling
+//! (allocs on disconnected nodes are lost), task-level networks, the Nomad AllocationTime
+//! metric (left 0 so plans are reproducible).
 
 use std::sync::Arc;
 

@@ -25,6 +25,8 @@ pub struct PropertySet {
     existing: HashMap<String, u64>,
     proposed: HashMap<String, u64>,
     cleared: HashMap<String, u64>,
+    /// existing + proposed - cleared, recomputed when the counts change.
+    combined: HashMap<String, u64>,
     error: Option<String>,
     /// Node ID -> its value of `attribute` (resolved once per run).
     node_values: HashMap<String, Option<String>>,
@@ -79,6 +81,7 @@ impl PropertySet {
             existing: HashMap::new(),
             proposed: HashMap::new(),
             cleared: HashMap::new(),
+            combined: HashMap::new(),
             error: None,
             node_values: HashMap::new(),
         }
@@ -116,6 +119,7 @@ impl PropertySet {
                 *self.existing.entry(self.bucket(v)).or_default() += 1;
             }
         }
+        self.combined = self.existing.clone();
     }
 
     /// Recounts what the plan places and stops (Nomad's `PopulateProposed`); call before each
@@ -161,6 +165,7 @@ impl PropertySet {
         }
         self.proposed = proposed;
         self.cleared = cleared;
+        self.combined = self.compute_combined();
     }
 
     fn is_job(&self, a: &Allocation, job: &Job) -> bool {
@@ -168,7 +173,11 @@ impl PropertySet {
     }
 
     /// Existing plus proposed minus cleared, per bucket.
-    pub fn combined(&self) -> HashMap<String, u64> {
+    pub fn combined(&self) -> &HashMap<String, u64> {
+        &self.combined
+    }
+
+    fn compute_combined(&self) -> HashMap<String, u64> {
         let mut out = self.existing.clone();
         for (v, n) in &self.proposed {
             *out.entry(v.clone()).or_default() += n;
@@ -190,7 +199,7 @@ impl PropertySet {
             return Err(format!("missing property {:?}", self.attribute));
         };
         let bucket = self.bucket(value.to_string());
-        let used = self.combined().get(&bucket).copied().unwrap_or(0);
+        let used = self.combined.get(&bucket).copied().unwrap_or(0);
         Ok((bucket, used))
     }
 

@@ -1,8 +1,10 @@
 //! Scheduler-only benchmark (the grid of Nomad's BenchmarkServiceScheduler): one eval for a
 //! service job of {50, 200, 1200} allocs over {500, 1k, 5k, 10k} nodes, against an in-memory
 //! state. Nodes have realistic attributes: 3 datacenters, 4 classes, drivers, resources.
-//! Prints `key: value` lines, the headline `eval_ms_1200_allocs_10k_nodes` last.
-//! `QUICK=1` runs fewer repetitions.
+//! Each cell runs without and with a spread block (`${node.datacenter}`, targets 50/30/20 %,
+//! which makes the stack score max(100, count) nodes per placement, as Nomad's does).
+//! Prints `key: value` lines (`eval_ms_<allocs>x<nodes>`, `eval_ms_spread_<allocs>x<nodes>`),
+//! the headline `eval_ms_1200_allocs_10k_nodes` last. `QUICK=1` runs fewer repetitions.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -116,10 +118,28 @@ fn job(count: i32) -> Job {
     }
 }
 
-fn eval_ms(nodes: usize, count: i32, reps: usize) -> f64 {
+fn spread_job(count: i32) -> Job {
+    let mut j = job(count);
+    j.task_groups[0].spreads = Some(serde_json::json!([{
+        "Attribute": "${node.datacenter}",
+        "Weight": 100,
+        "SpreadTarget": [
+            {"Value": "dc1", "Percent": 50},
+            {"Value": "dc2", "Percent": 30},
+            {"Value": "dc3", "Percent": 20}
+        ]
+    }]));
+    j
+}
+
+fn eval_ms(nodes: usize, count: i32, reps: usize, spread: bool) -> f64 {
     let nodes: Vec<Arc<Node>> = (0..nodes).map(|i| Arc::new(node(i))).collect();
     let by_id = nodes.iter().map(|n| (n.id.clone(), n.clone())).collect();
-    let j = job(count);
+    let j = if spread {
+        spread_job(count)
+    } else {
+        job(count)
+    };
     let state = BenchState {
         jobs: vec![Arc::new(j.clone())],
         nodes,
@@ -164,11 +184,13 @@ fn main() {
     let mut headline = 0.0;
     for nodes in [500usize, 1000, 5000, 10_000] {
         for count in [50, 200, 1200] {
-            let ms = eval_ms(nodes, count, reps);
+            let ms = eval_ms(nodes, count, reps, false);
             println!("eval_ms_{count}x{nodes}: {ms:.2}");
             if nodes == 10_000 && count == 1200 {
                 headline = ms;
             }
+            let ms = eval_ms(nodes, count, reps, true);
+            println!("eval_ms_spread_{count}x{nodes}: {ms:.2}");
         }
     }
     println!("eval_ms_1200_allocs_10k_nodes: {headline:.2}");

@@ -13,6 +13,7 @@ mod job;
 mod meta;
 mod monitor;
 mod node;
+mod operator;
 mod output;
 mod server;
 mod service;
@@ -72,6 +73,9 @@ pub enum Command {
     /// Interact with registered services
     #[command(subcommand)]
     Service(service::ServiceCommand),
+    /// Provides cluster-level tools for Nomad operators
+    #[command(subcommand)]
+    Operator(operator::OperatorCommand),
     /// Display the status output for a resource
     Status(status::Args),
     /// Interact with the system API
@@ -108,6 +112,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::Node(c) => node::run(c).await,
         Command::Server(c) => server::run(c).await,
         Command::Service(c) => service::run(c).await,
+        Command::Operator(c) => operator::run(c).await,
         Command::Status(a) => status::run(a, &a.global).await,
         Command::System(c) => system::run(c).await,
         Command::Run(a) => job::run::run(a, &a.global).await,

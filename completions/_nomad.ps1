@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
             [CompletionResult]::new('service', 'service', [CompletionResultType]::ParameterValue, 'Interact with registered services')
+            [CompletionResult]::new('operator', 'operator', [CompletionResultType]::ParameterValue, 'Provides cluster-level tools for Nomad operators')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
             [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
@@ -924,6 +925,84 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;service;help;help' {
             break
         }
+        'nomad;operator' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;scheduler' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('get-config', 'get-config', [CompletionResultType]::ParameterValue, 'Display the current scheduler configuration')
+            [CompletionResult]::new('set-config', 'set-config', [CompletionResultType]::ParameterValue, 'Modify the current scheduler configuration')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;scheduler;get-config' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the scheduler config in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;operator;scheduler;set-config' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'Only update if the passed modify index matches the current server side version')
+            [CompletionResult]::new('--scheduler-algorithm', '--scheduler-algorithm', [CompletionResultType]::ParameterName, 'Whether the scheduler binpacks or spreads allocations ("binpack" or "spread")')
+            [CompletionResult]::new('--memory-oversubscription', '--memory-oversubscription', [CompletionResultType]::ParameterName, 'Let tasks exceed their reserved memory up to memory_max')
+            [CompletionResult]::new('--reject-job-registration', '--reject-job-registration', [CompletionResultType]::ParameterName, 'Reject job registration, dispatch and scale')
+            [CompletionResult]::new('--pause-eval-broker', '--pause-eval-broker', [CompletionResultType]::ParameterName, 'Pause the eval broker so workers receive no new work')
+            [CompletionResult]::new('--preempt-batch-scheduler', '--preempt-batch-scheduler', [CompletionResultType]::ParameterName, 'Preemption for batch jobs')
+            [CompletionResult]::new('--preempt-service-scheduler', '--preempt-service-scheduler', [CompletionResultType]::ParameterName, 'Preemption for service jobs')
+            [CompletionResult]::new('--preempt-sysbatch-scheduler', '--preempt-sysbatch-scheduler', [CompletionResultType]::ParameterName, 'Preemption for system batch jobs')
+            [CompletionResult]::new('--preempt-system-scheduler', '--preempt-system-scheduler', [CompletionResultType]::ParameterName, 'Preemption for system jobs')
+            [CompletionResult]::new('--node-limit-for-feasibility-checks', '--node-limit-for-feasibility-checks', [CompletionResultType]::ParameterName, 'Feasible nodes considered for jobs with spread or affinity (default 100)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;operator;scheduler;help' {
+            [CompletionResult]::new('get-config', 'get-config', [CompletionResultType]::ParameterValue, 'Display the current scheduler configuration')
+            [CompletionResult]::new('set-config', 'set-config', [CompletionResultType]::ParameterValue, 'Modify the current scheduler configuration')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;scheduler;help;get-config' {
+            break
+        }
+        'nomad;operator;scheduler;help;set-config' {
+            break
+        }
+        'nomad;operator;scheduler;help;help' {
+            break
+        }
+        'nomad;operator;help' {
+            [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;help;scheduler' {
+            [CompletionResult]::new('get-config', 'get-config', [CompletionResultType]::ParameterValue, 'Display the current scheduler configuration')
+            [CompletionResult]::new('set-config', 'set-config', [CompletionResultType]::ParameterValue, 'Modify the current scheduler configuration')
+            break
+        }
+        'nomad;operator;help;scheduler;get-config' {
+            break
+        }
+        'nomad;operator;help;scheduler;set-config' {
+            break
+        }
+        'nomad;operator;help;help' {
+            break
+        }
         'nomad;status' {
             [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
@@ -1124,6 +1203,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Interact with nodes')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Interact with servers')
             [CompletionResult]::new('service', 'service', [CompletionResultType]::ParameterValue, 'Interact with registered services')
+            [CompletionResult]::new('operator', 'operator', [CompletionResultType]::ParameterValue, 'Provides cluster-level tools for Nomad operators')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display the status output for a resource')
             [CompletionResult]::new('system', 'system', [CompletionResultType]::ParameterValue, 'Interact with the system API')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
@@ -1331,6 +1411,21 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;service;delete' {
+            break
+        }
+        'nomad;help;operator' {
+            [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
+            break
+        }
+        'nomad;help;operator;scheduler' {
+            [CompletionResult]::new('get-config', 'get-config', [CompletionResultType]::ParameterValue, 'Display the current scheduler configuration')
+            [CompletionResult]::new('set-config', 'set-config', [CompletionResultType]::ParameterValue, 'Modify the current scheduler configuration')
+            break
+        }
+        'nomad;help;operator;scheduler;get-config' {
+            break
+        }
+        'nomad;help;operator;scheduler;set-config' {
             break
         }
         'nomad;help;status' {

@@ -55,6 +55,9 @@ _nomad() {
             nomad,node)
                 cmd="nomad__subcmd__node"
                 ;;
+            nomad,operator)
+                cmd="nomad__subcmd__operator"
+                ;;
             nomad,run)
                 cmd="nomad__subcmd__run"
                 ;;
@@ -238,6 +241,9 @@ _nomad() {
             nomad__subcmd__help,node)
                 cmd="nomad__subcmd__help__subcmd__node"
                 ;;
+            nomad__subcmd__help,operator)
+                cmd="nomad__subcmd__help__subcmd__operator"
+                ;;
             nomad__subcmd__help,run)
                 cmd="nomad__subcmd__help__subcmd__run"
                 ;;
@@ -375,6 +381,15 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__node__subcmd__meta,read)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__read"
+                ;;
+            nomad__subcmd__help__subcmd__operator,scheduler)
+                cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler"
+                ;;
+            nomad__subcmd__help__subcmd__operator__subcmd__scheduler,get-config)
+                cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config"
+                ;;
+            nomad__subcmd__help__subcmd__operator__subcmd__scheduler,set-config)
+                cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config"
                 ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
@@ -556,6 +571,42 @@ _nomad() {
             nomad__subcmd__node__subcmd__meta__subcmd__help,read)
                 cmd="nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__read"
                 ;;
+            nomad__subcmd__operator,help)
+                cmd="nomad__subcmd__operator__subcmd__help"
+                ;;
+            nomad__subcmd__operator,scheduler)
+                cmd="nomad__subcmd__operator__subcmd__scheduler"
+                ;;
+            nomad__subcmd__operator__subcmd__help,help)
+                cmd="nomad__subcmd__operator__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__operator__subcmd__help,scheduler)
+                cmd="nomad__subcmd__operator__subcmd__help__subcmd__scheduler"
+                ;;
+            nomad__subcmd__operator__subcmd__help__subcmd__scheduler,get-config)
+                cmd="nomad__subcmd__operator__subcmd__help__subcmd__scheduler__subcmd__get__subcmd__config"
+                ;;
+            nomad__subcmd__operator__subcmd__help__subcmd__scheduler,set-config)
+                cmd="nomad__subcmd__operator__subcmd__help__subcmd__scheduler__subcmd__set__subcmd__config"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler,get-config)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler,help)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler,set-config)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler__subcmd__help,get-config)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__get__subcmd__config"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler__subcmd__help,help)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__operator__subcmd__scheduler__subcmd__help,set-config)
+                cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__set__subcmd__config"
+                ;;
             nomad__subcmd__server,help)
                 cmd="nomad__subcmd__server__subcmd__help"
                 ;;
@@ -632,7 +683,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help"
+            opts="-v -h --version --help agent alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1776,7 +1827,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval fmt job node server service status system version run stop init inspect validate logs exec fs help"
+            opts="agent alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2492,6 +2543,62 @@ _nomad() {
         nomad__subcmd__help__subcmd__node__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__operator)
+            opts="scheduler"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__operator__subcmd__scheduler)
+            opts="get-config set-config"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3935,6 +4042,260 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator)
+            opts="-h --help scheduler help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help)
+            opts="scheduler help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help__subcmd__scheduler)
+            opts="get-config set-config"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help__subcmd__scheduler__subcmd__get__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help__subcmd__scheduler__subcmd__set__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler)
+            opts="-h --help get-config set-config help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config)
+            opts="-h --address --region --namespace --token --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__help)
+            opts="get-config set-config help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__get__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__set__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config)
+            opts="-h --address --region --namespace --token --check-index --scheduler-algorithm --memory-oversubscription --reject-job-registration --pause-eval-broker --preempt-batch-scheduler --preempt-service-scheduler --preempt-sysbatch-scheduler --preempt-system-scheduler --node-limit-for-feasibility-checks --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-algorithm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memory-oversubscription)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reject-job-registration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pause-eval-broker)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preempt-batch-scheduler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preempt-service-scheduler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preempt-sysbatch-scheduler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preempt-system-scheduler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-limit-for-feasibility-checks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
             cand service 'Interact with registered services'
+            cand operator 'Provides cluster-level tools for Nomad operators'
             cand status 'Display the status output for a resource'
             cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
@@ -806,6 +807,71 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;service;help;help'= {
         }
+        &'nomad;operator'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand scheduler 'Provides access to the scheduler configuration'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;scheduler'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand get-config 'Display the current scheduler configuration'
+            cand set-config 'Modify the current scheduler configuration'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;scheduler;get-config'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the scheduler config in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;operator;scheduler;set-config'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --check-index 'Only update if the passed modify index matches the current server side version'
+            cand --scheduler-algorithm 'Whether the scheduler binpacks or spreads allocations ("binpack" or "spread")'
+            cand --memory-oversubscription 'Let tasks exceed their reserved memory up to memory_max'
+            cand --reject-job-registration 'Reject job registration, dispatch and scale'
+            cand --pause-eval-broker 'Pause the eval broker so workers receive no new work'
+            cand --preempt-batch-scheduler 'Preemption for batch jobs'
+            cand --preempt-service-scheduler 'Preemption for service jobs'
+            cand --preempt-sysbatch-scheduler 'Preemption for system batch jobs'
+            cand --preempt-system-scheduler 'Preemption for system jobs'
+            cand --node-limit-for-feasibility-checks 'Feasible nodes considered for jobs with spread or affinity (default 100)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;operator;scheduler;help'= {
+            cand get-config 'Display the current scheduler configuration'
+            cand set-config 'Modify the current scheduler configuration'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;scheduler;help;get-config'= {
+        }
+        &'nomad;operator;scheduler;help;set-config'= {
+        }
+        &'nomad;operator;scheduler;help;help'= {
+        }
+        &'nomad;operator;help'= {
+            cand scheduler 'Provides access to the scheduler configuration'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;help;scheduler'= {
+            cand get-config 'Display the current scheduler configuration'
+            cand set-config 'Modify the current scheduler configuration'
+        }
+        &'nomad;operator;help;scheduler;get-config'= {
+        }
+        &'nomad;operator;help;scheduler;set-config'= {
+        }
+        &'nomad;operator;help;help'= {
+        }
         &'nomad;status'= {
             cand --address 'The address of the Nomad server'
             cand --region 'The region of the Nomad servers to forward commands to'
@@ -984,6 +1050,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand node 'Interact with nodes'
             cand server 'Interact with servers'
             cand service 'Interact with registered services'
+            cand operator 'Provides cluster-level tools for Nomad operators'
             cand status 'Display the status output for a resource'
             cand system 'Interact with the system API'
             cand version 'Prints the Nomad version'
@@ -1140,6 +1207,17 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;service;info'= {
         }
         &'nomad;help;service;delete'= {
+        }
+        &'nomad;help;operator'= {
+            cand scheduler 'Provides access to the scheduler configuration'
+        }
+        &'nomad;help;operator;scheduler'= {
+            cand get-config 'Display the current scheduler configuration'
+            cand set-config 'Modify the current scheduler configuration'
+        }
+        &'nomad;help;operator;scheduler;get-config'= {
+        }
+        &'nomad;help;operator;scheduler;set-config'= {
         }
         &'nomad;help;status'= {
         }

@@ -15,5 +15,6 @@ mod host_volumes;
 mod interact;
 mod job_ops;
 mod nodes;
+mod operator;
 mod quickstart;
 mod services;

@@ -71,6 +71,10 @@ pub struct Allocation {
     #[serde(rename = "NodeID")]
     pub node_id: String,
     pub node_name: String,
+    /// IDs of the allocs this one preempted when it was placed.
+    pub preempted_allocations: Option<Vec<String>>,
+    /// The alloc that preempted this one.
+    pub preempted_by_allocation: String,
     pub previous_allocation: String,
     pub reschedule_tracker: Option<Value>,
     pub task_group: String,
@@ -355,8 +359,8 @@ impl AllocListStub {
             next_allocation: a.next_allocation.clone(),
             node_id: a.node_id.clone(),
             node_name: a.node_name.clone(),
-            preempted_allocations: None,
-            preempted_by_allocation: String::new(),
+            preempted_allocations: a.preempted_allocations.clone(),
+            preempted_by_allocation: a.preempted_by_allocation.clone(),
             reschedule_tracker: a.reschedule_tracker.clone(),
             task_group: a.task_group.clone(),
             task_states: a.task_states.clone(),

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 pub const SCHEDULER_ALGORITHM_BINPACK: &str = "binpack";
 pub const SCHEDULER_ALGORITHM_SPREAD: &str = "spread";
-/// Nodes checked for feasibility when a group has affinities or spreads (Nomad's default).
+/// Nodes checked for feasibility when a group has affinities or spreads (Nomad's default,
+/// used when the stored value is 0).
 pub const DEFAULT_NODE_LIMIT_FOR_FEASIBILITY_CHECKS: u64 = 100;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +31,7 @@ impl Default for SchedulerConfiguration {
             memory_oversubscription_enabled: false,
             reject_job_registration: false,
             pause_eval_broker: false,
-            node_limit_for_feasibility_checks: DEFAULT_NODE_LIMIT_FOR_FEASIBILITY_CHECKS,
+            node_limit_for_feasibility_checks: 0,
             create_index: 0,
             modify_index: 0,
         }
@@ -44,6 +45,24 @@ impl SchedulerConfiguration {
             SCHEDULER_ALGORITHM_SPREAD
         } else {
             SCHEDULER_ALGORITHM_BINPACK
+        }
+    }
+
+    /// The feasibility node limit in force: 0 means Nomad's default of 100.
+    pub fn node_limit(&self) -> u64 {
+        if self.node_limit_for_feasibility_checks == 0 {
+            DEFAULT_NODE_LIMIT_FOR_FEASIBILITY_CHECKS
+        } else {
+            self.node_limit_for_feasibility_checks
+        }
+    }
+
+    /// Nomad's `SchedulerConfiguration.Validate`: the algorithm must be empty, binpack or
+    /// spread.
+    pub fn validate(&self) -> Result<(), String> {
+        match self.scheduler_algorithm.as_str() {
+            "" | SCHEDULER_ALGORITHM_BINPACK | SCHEDULER_ALGORITHM_SPREAD => Ok(()),
+            other => Err(format!("invalid scheduler algorithm: {other}")),
         }
     }
 
@@ -83,6 +102,26 @@ impl Default for PreemptionConfig {
             service_scheduler_enabled: false,
         }
     }
+}
+
+/// `GET /v1/operator/scheduler/configuration` (Nomad's `SchedulerConfigurationResponse`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SchedulerConfigurationResponse {
+    pub index: u64,
+    pub known_leader: bool,
+    pub last_contact: u64,
+    pub next_token: String,
+    pub scheduler_config: SchedulerConfiguration,
+}
+
+/// `PUT /v1/operator/scheduler/configuration` (Nomad's `SchedulerSetConfigurationResponse`):
+/// `Updated` is false when a `?cas=` index did not match.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SchedulerSetConfigurationResponse {
+    pub updated: bool,
+    pub index: u64,
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ mod logs;
 mod node_drain;
 mod node_meta;
 mod objects;
+mod operator;
 mod query;
 mod respond;
 mod sanitize;
@@ -119,6 +120,10 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/self", any(agent::agent_self))
         .route("/v1/agent/health", any(agent::health))
         .route("/v1/agent/members", any(agent::members))
+        .route(
+            "/v1/operator/scheduler/configuration",
+            any(operator::scheduler_configuration),
+        )
         .route("/v1/client/fs/logs/{*alloc}", any(logs::logs))
         .route("/v1/system/gc", any(system::gc))
         .route("/v1/services", any(services::list))

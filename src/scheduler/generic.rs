@@ -23,7 +23,7 @@ use super::plan_ctx::PlanCtx;
 use super::reconcile::{
     next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
 };
-use super::stack::{feasible, rank, Eligibility, SelectOptions, Stack};
+use super::stack::{feasible, rank, Eligibility, RankConfig, RankedNode, SelectOptions, Stack};
 use super::update::tasks_updated;
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
@@ -95,6 +95,9 @@ pub fn process_eval(
     let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index() ^ salt);
     let mut pctx = PlanCtx::new(state, ctx.now);
     let mut elig = Eligibility::default();
+    let sched_config = state.scheduler_config();
+    let rank_config = RankConfig::from_config(&sched_config);
+    let preemption = sched_config.preemption_enabled(&eval.r#type);
 
     let live_job = job.as_ref().filter(|j| !j.stop).cloned();
     let latest_deployment = state.latest_deployment(&eval.namespace, &eval.job_id);
@@ -114,7 +117,15 @@ pub fn process_eval(
         };
         let mut update = |existing: &Allocation, tg: &TaskGroup| match live_job.as_ref() {
             Some(new_job) => update_decision(
-                existing, new_job, tg, eval, state, &mut pctx, &mut rng, &mut elig, ctx.now,
+                existing,
+                new_job,
+                tg,
+                eval,
+                state,
+                &mut pctx,
+                &mut rng,
+                &mut elig,
+                (ctx.now, rank_config),
             ),
             None => UpdateDecision::Ignore,
         };
@@ -161,6 +172,7 @@ pub fn process_eval(
     }
 
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
+    let mut preempted_jobs: BTreeMap<(String, String), Arc<Job>> = BTreeMap::new();
     let mut queued: BTreeMap<String, i64> = BTreeMap::new();
     // Nomad reports every group of a known job, stopped ones at 0.
     for tg in job.iter().flat_map(|j| j.task_groups.iter()) {
@@ -178,6 +190,7 @@ pub fn process_eval(
                 };
                 if let Some(m) = failed.get_mut(&tg.name) {
                     m.coalesced_failures += 1;
+                    exhaust_resources(m, tg);
                     *queued.entry(tg.name.clone()).or_default() += 1;
                     continue;
                 }
@@ -187,21 +200,31 @@ pub fn process_eval(
                 let mut opts = SelectOptions {
                     affinities: group_affinities(job, tg),
                     alloc_name: p.name.clone(),
+                    config: rank_config,
                     ..Default::default()
                 };
                 if let (true, Some(prev)) = (p.reschedule, &p.previous) {
                     opts.penalty_nodes = reschedule_penalty_nodes(prev);
                 }
                 let mut metric = AllocMetric::default();
-                let option =
+                let mut option =
                     stack.select(job, tg, &opts, &mut pctx, &mut rng, &mut elig, &mut metric);
+                if option.is_none() && preemption {
+                    // Nomad's selectNextOption: a second pass that may evict lower priorities.
+                    opts.preempt = true;
+                    metric = AllocMetric::default();
+                    option =
+                        stack.select(job, tg, &opts, &mut pctx, &mut rng, &mut elig, &mut metric);
+                }
                 metric.nodes_available = by_dc.clone();
                 metric.nodes_in_pool = nodes_in_pool;
                 metric.node_pool = job_pool(job).to_string();
                 match option {
-                    Some(ranked) => {
+                    Some(mut ranked) => {
+                        let victims = std::mem::take(&mut ranked.preempted);
                         let mut alloc =
                             new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
+                        record_preemptions(&mut alloc, &victims, &mut pctx, &mut preempted_jobs);
                         alloc.deployment_id = recon.deployment_id.clone();
                         if p.canary {
                             alloc.deployment_status = Some(
@@ -217,6 +240,7 @@ pub fn process_eval(
                     }
                     None => {
                         *queued.entry(tg.name.clone()).or_default() += 1;
+                        exhaust_resources(&mut metric, tg);
                         failed.insert(tg.name.clone(), metric);
                         if let Some(prev) = &p.previous {
                             // A replacement that cannot be placed must not stop what it
@@ -231,6 +255,11 @@ pub fn process_eval(
         }
     }
 
+    followup_evals.extend(preemption_evals(
+        &preempted_jobs,
+        ctx.seed.rotate_left(59) ^ salt,
+        ctx.now,
+    ));
     let plan = Plan {
         eval_id: eval.id.clone(),
         eval_token: String::new(),
@@ -359,7 +388,7 @@ fn update_decision(
     pctx: &mut PlanCtx<'_>,
     rng: &mut StdRng,
     elig: &mut Eligibility,
-    now: i64,
+    (now, config): (i64, RankConfig),
 ) -> UpdateDecision {
     let Some(old_job) = existing.job.as_ref() else {
         return UpdateDecision::Destructive;
@@ -388,7 +417,10 @@ fn update_decision(
                 &node,
                 new_job,
                 &no_ports,
-                &SelectOptions::default(),
+                &SelectOptions {
+                    config,
+                    ..Default::default()
+                },
                 pctx,
                 rng,
                 &mut metric,
@@ -403,7 +435,7 @@ fn update_decision(
     }
     let mut updated = existing.clone();
     let old = existing.allocated_resources.clone().unwrap_or_default();
-    let mut tasks = super::stack::task_resources(tg);
+    let mut tasks = super::stack::task_resources(tg, config.oversubscribe);
     for (name, tr) in tasks.iter_mut() {
         if let Some(prev) = old.tasks.get(name) {
             tr.networks = prev.networks.clone();
@@ -427,6 +459,76 @@ fn update_decision(
     updated.job = Some(new_job.clone());
     updated.modify_time = now;
     UpdateDecision::InPlace(Box::new(updated))
+}
+
+/// Nomad's `ExhaustResources`: when a dimension ran out, the group's per-task asks of it are
+/// added up in `ResourcesExhausted` (once per failed placement, coalesced ones included).
+pub(crate) fn exhaust_resources(m: &mut AllocMetric, tg: &TaskGroup) {
+    let Some(dims) = m.dimension_exhausted.as_ref() else {
+        return;
+    };
+    let (mem, cpu) = (dims.contains_key("memory"), dims.contains_key("cpu"));
+    let mut all: BTreeMap<String, crate::api::Resources> = m
+        .resources_exhausted
+        .take()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    for t in &tg.tasks {
+        let e = all.entry(t.name.clone()).or_default();
+        let r = t.resources.clone().unwrap_or_default();
+        if mem {
+            e.memory_mb += r.memory_mb;
+        }
+        if cpu {
+            e.cpu += r.cpu;
+        }
+    }
+    m.resources_exhausted = serde_json::to_value(all).ok();
+}
+
+/// Stages the victims' eviction and records them on the preempting alloc; remembers their
+/// jobs for the follow-up evals.
+pub(crate) fn record_preemptions(
+    alloc: &mut Allocation,
+    victims: &[Arc<Allocation>],
+    pctx: &mut PlanCtx<'_>,
+    jobs: &mut BTreeMap<(String, String), Arc<Job>>,
+) {
+    if victims.is_empty() {
+        return;
+    }
+    for v in victims {
+        pctx.evict(v, &alloc.id);
+        if let Some(j) = &v.job {
+            jobs.insert((v.namespace.clone(), v.job_id.clone()), j.clone());
+        }
+    }
+    alloc.preempted_allocations = Some(victims.iter().map(|v| v.id.clone()).collect());
+}
+
+/// One pending eval per preempted job (Nomad's plan applier creates these with trigger
+/// `preemption`), so the evicted allocs are replaced where they fit.
+pub(crate) fn preemption_evals(
+    jobs: &BTreeMap<(String, String), Arc<Job>>,
+    seed: u64,
+    now: i64,
+) -> Vec<Evaluation> {
+    let mut id_rng = StdRng::seed_from_u64(seed);
+    jobs.values()
+        .map(|j| Evaluation {
+            id: seeded_uuid(&mut id_rng),
+            namespace: j.namespace.clone(),
+            priority: j.priority,
+            r#type: j.r#type.clone(),
+            triggered_by: "preemption".to_string(),
+            job_id: j.id.clone(),
+            job_modify_index: j.job_modify_index,
+            status: crate::api::EVAL_STATUS_PENDING.to_string(),
+            create_time: now,
+            modify_time: now,
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// The node the failed alloc ran on and every node its earlier attempts ran on.
@@ -467,7 +569,7 @@ fn new_alloc(
     job: &Arc<Job>,
     tg: &TaskGroup,
     p: &Placement,
-    ranked: super::stack::RankedNode,
+    ranked: RankedNode,
     metric: AllocMetric,
     ids: &mut StdRng,
     now: i64,
@@ -487,7 +589,7 @@ fn new_alloc(
             .iter()
             .map(|t| (t.name.clone(), t.lifecycle.clone()))
             .collect(),
-        tasks: super::stack::task_resources(tg),
+        tasks: ranked.tasks,
     };
     let mut alloc = Allocation {
         id: seeded_uuid(ids),

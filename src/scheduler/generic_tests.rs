@@ -17,6 +17,7 @@ fn state(job: Job, nodes: Vec<Node>, allocs: Vec<Allocation>) -> TestState {
         jobs: vec![Arc::new(job)],
         nodes: nodes.into_iter().map(Arc::new).collect(),
         allocs: allocs.into_iter().map(Arc::new).collect(),
+        ..Default::default()
     }
 }
 
@@ -126,6 +127,7 @@ fn job_stop_stops_all() {
         jobs: vec![],
         nodes: vec![Arc::new(node("n1"))],
         allocs: existing.into_iter().map(Arc::new).collect(),
+        ..Default::default()
     };
     let r = process_eval(&eval_for(&j), &s, ctx()).expect("runs");
     assert_eq!(stopped(&r).len(), 2);

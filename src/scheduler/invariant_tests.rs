@@ -54,6 +54,7 @@ fn random_clusters_never_overcommit_and_are_deterministic() {
             jobs: vec![Arc::new(j.clone())],
             nodes: nodes.clone(),
             allocs: vec![],
+            ..Default::default()
         };
         let mut e = eval_for(&j);
         e.r#type = j.r#type.clone();
@@ -131,6 +132,7 @@ fn throughput_probe() {
         jobs: vec![Arc::new(j2.clone())],
         nodes,
         allocs: vec![],
+        ..Default::default()
     };
     let start = std::time::Instant::now();
     let r =

@@ -12,16 +12,23 @@
 //!   re-blocks that same eval instead of creating another, as Nomad's ReblockEval).
 //!
 //! Module map: `reconcile` (what to stop/place/update), `feasible` (node filters),
-//! `rank` (fit, ports, binpack score), `stack` (iteration, limit, metrics), `update`
+//! `rank` (fit, ports, cores, binpack/spread fit scores), `stack` (iteration, scoring,
+//! limit, metrics), `spread` (spread blocks), `propertyset` (per-value alloc counts for
+//! spreads and distinct_property), `preempt` (evicting lower priorities), `update`
 //! (destructive vs in-place), `generic` (the service/batch run), `system` (system and
 //! sysbatch: one alloc per feasible node), `plan_ctx` (the plan's view of nodes).
+//!
+//! The operator's scheduler configuration (`StateView::scheduler_config`) picks the fit
+//! algorithm, memory oversubscription, the feasibility node limit, and preemption per job
+//! type (system by default; service/batch/sysbatch when enabled).
 //!
 //! Deployments and the `update` block (max_parallel, canaries, promotion) live in
 //! `reconcile_deploy`, reschedule delays and follow-up evals in `reconcile_resched`.
 //!
-//! Known gaps (later issues): spreads are not scored, distinct_property, devices,
-//! cores/NUMA, host/CSI volumes, preemption, disconnect handling (allocs on disconnected nodes are lost), task-level
-//! networks, the Nomad AllocationTime metric (left 0 so plans are reproducible).
+//! Known gaps (later issues): devices, NUMA-aware core selection, preemption for network
+//! bandwidth/ports and devices (only cpu/memory/disk), host/CSI volumes, disconnect handling
+//! (allocs on disconnected nodes are lost), task-level networks, the Nomad AllocationTime
+//! metric (left 0 so plans are reproducible).
 
 use std::sync::Arc;
 
@@ -35,13 +42,18 @@ mod generic;
 pub mod host_volumes;
 #[cfg(test)]
 mod invariant_tests;
+#[cfg(test)]
+mod placement_tests;
 mod plan_ctx;
+mod preempt;
+mod propertyset;
 pub mod rank;
 pub mod reconcile;
 mod reconcile_deploy;
 #[cfg(test)]
 mod reconcile_props;
 mod reconcile_resched;
+mod spread;
 mod stack;
 mod system;
 #[cfg(test)]
@@ -91,6 +103,10 @@ pub trait StateView: Send + Sync {
     /// The job's most recent deployment (none by default, for views without deployments).
     fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {
         None
+    }
+    /// The operator's scheduler configuration (Nomad's defaults for views without one).
+    fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
+        crate::api::SchedulerConfiguration::default()
     }
 }
 

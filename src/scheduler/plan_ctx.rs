@@ -4,8 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use crate::api::{Allocation, ALLOC_DESIRED_STOP};
+use crate::api::{Allocation, ALLOC_DESIRED_EVICT, ALLOC_DESIRED_STOP};
 
+use super::preempt::PreemptionCounts;
 use super::StateView;
 
 pub struct PlanCtx<'a> {
@@ -19,6 +20,8 @@ pub struct PlanCtx<'a> {
     /// Node ID -> placed or in-place updated allocs.
     pub placed: BTreeMap<String, Vec<Arc<Allocation>>>,
     placed_ids: BTreeSet<String>,
+    /// Allocs this plan preempts, per (namespace, job, group).
+    preemptions: PreemptionCounts,
 }
 
 impl<'a> PlanCtx<'a> {
@@ -31,7 +34,39 @@ impl<'a> PlanCtx<'a> {
             stopped_ids: BTreeSet::new(),
             placed: BTreeMap::new(),
             placed_ids: BTreeSet::new(),
+            preemptions: PreemptionCounts::new(),
         }
+    }
+
+    pub fn state(&self) -> &'a dyn StateView {
+        self.state
+    }
+
+    pub fn preemptions(&self) -> &PreemptionCounts {
+        &self.preemptions
+    }
+
+    /// Stages a preemption, as Nomad's `AppendPreemptedAlloc`: desired status evict, the
+    /// preempting alloc recorded, and its description.
+    pub fn evict(&mut self, alloc: &Allocation, by_alloc_id: &str) {
+        if !self.stopped_ids.insert(alloc.id.clone()) {
+            return;
+        }
+        let mut evicted = alloc.clone();
+        evicted.desired_status = ALLOC_DESIRED_EVICT.to_string();
+        evicted.desired_description = format!("Preempted by alloc ID {by_alloc_id}");
+        evicted.preempted_by_allocation = by_alloc_id.to_string();
+        evicted.modify_time = self.now;
+        let k = (
+            alloc.namespace.clone(),
+            alloc.job_id.clone(),
+            alloc.task_group.clone(),
+        );
+        *self.preemptions.entry(k).or_default() += 1;
+        self.stops
+            .entry(alloc.node_id.clone())
+            .or_default()
+            .push(evicted);
     }
 
     /// Allocs that will hold resources on the node if the plan commits.

@@ -75,17 +75,66 @@ pub fn fits(node: &Node, used: &NodeUsage) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Free cpu and memory fractions after `used`, against the capacity after reservations.
+fn free_fractions(node: &Node, used: &NodeUsage) -> (f64, f64) {
+    let (cpu, mem, _) = node_capacity(node);
+    (
+        1.0 - used.cpu as f64 / cpu as f64,
+        1.0 - used.memory_mb as f64 / mem as f64,
+    )
+}
+
 /// Nomad's `ScoreFitBinPack`: `20 - (10^freeCpu + 10^freeMem)`, clamped to [0, 18], where the
 /// free fractions are taken against the node's capacity after reservations.
 pub fn score_fit_binpack(node: &Node, used: &NodeUsage) -> f64 {
-    let (cpu, mem, _) = node_capacity(node);
-    let free_cpu = 1.0 - used.cpu as f64 / cpu as f64;
-    let free_mem = 1.0 - used.memory_mb as f64 / mem as f64;
+    let (free_cpu, free_mem) = free_fractions(node, used);
     let score = 20.0 - (10f64.powf(free_cpu) + 10f64.powf(free_mem));
     if score.is_nan() {
         return 0.0;
     }
     score.clamp(0.0, 18.0)
+}
+
+/// Nomad's `ScoreFitSpread` (the `spread` scheduler algorithm): `(10^freeCpu + 10^freeMem)
+/// - 2`, clamped to [0, 18], so emptier nodes score higher.
+pub fn score_fit_spread(node: &Node, used: &NodeUsage) -> f64 {
+    let (free_cpu, free_mem) = free_fractions(node, used);
+    let score = 10f64.powf(free_cpu) + 10f64.powf(free_mem) - 2.0;
+    if score.is_nan() {
+        return 0.0;
+    }
+    score.clamp(0.0, 18.0)
+}
+
+/// CPU cores reserved (`resources { cores = N }`) by the allocs that still hold resources.
+pub fn cores_in_use<'a>(allocs: impl IntoIterator<Item = &'a Allocation>) -> BTreeSet<u32> {
+    allocs
+        .into_iter()
+        .filter(|a| !a.client_terminal())
+        .filter_map(|a| a.allocated_resources.as_ref())
+        .flat_map(|r| r.tasks.values())
+        .flat_map(|t| t.cpu.reserved_cores.iter().flatten().copied())
+        .collect()
+}
+
+/// The node's cores a task may reserve, and the MHz one core is worth.
+pub fn reservable_cores(node: &Node) -> (Vec<u32>, i64) {
+    let cpu = &node.node_resources.cpu;
+    let mut cores = cpu.reservable_cpu_cores.clone();
+    if cores.is_empty() {
+        cores = (0..cpu.total_cpu_cores).collect();
+    }
+    let reserved: BTreeSet<u32> = node
+        .reserved_resources
+        .cpu
+        .reserved_cpu_cores
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    cores.retain(|c| !reserved.contains(c));
+    let total = i64::from(cpu.total_cpu_cores.max(1));
+    (cores, cpu.cpu_shares / total)
 }
 
 /// Parses Nomad's `reserved_host_ports` syntax: `"22,80,8000-8080"`. Bad entries are skipped:
@@ -249,6 +298,25 @@ mod tests {
         ];
         for (nc, nm, uc, um, want) in cases {
             let got = score_fit_binpack(&node(nc, nm), &usage(uc, um));
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{nc} {nm} {uc} {um}: {got} != {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn spread_fit_score_table() {
+        // (node cpu, node mem, used cpu, used mem, expected score)
+        let cases = [
+            (1000, 1000, 0, 0, 18.0),            // empty node: 10 + 10 - 2
+            (1000, 1000, 1000, 1000, 0.0),       // full node: 1 + 1 - 2
+            (1000, 1000, 500, 500, 4.324_555_3), // 2*sqrt(10) - 2
+            (2000, 4000, 1000, 1000, 6.785_691), // 10^0.5 + 10^0.75 - 2
+            (1000, 1000, 2000, 2000, 0.0),       // overfit clamps at 0
+        ];
+        for (nc, nm, uc, um, want) in cases {
+            let got = score_fit_spread(&node(nc, nm), &usage(uc, um));
             assert!(
                 (got - want).abs() < 1e-5,
                 "{nc} {nm} {uc} {um}: {got} != {want}"

@@ -4,18 +4,20 @@
 //!
 //! ```text
 //!  shuffled nodes -> job constraints -> drivers -> group/task constraints -> distinct_hosts
-//!    -> ports + resources fit -> binpack, job anti-affinity, reschedule penalty
+//!    -> distinct_property -> ports + cores + resources fit (or preemption)
+//!    -> binpack|spread fit, job anti-affinity, reschedule penalty, node affinity,
+//!       allocation spread, preemption -> normalised (mean) score
 //!    -> limit (skip up to 3 options scoring <= 0) -> max score
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
 
 use crate::api::{
-    AllocMetric, AllocatedCpuResources, AllocatedMemoryResources, AllocatedTaskResources, Job,
-    Node, NodeScoreMeta, TaskGroup,
+    AllocMetric, AllocatedCpuResources, AllocatedMemoryResources, AllocatedTaskResources,
+    Allocation, Job, Node, NodeScoreMeta, SchedulerConfiguration, TaskGroup,
 };
 
 use super::feasible::{
@@ -23,9 +25,13 @@ use super::feasible::{
     wants_distinct_hosts, Affinity, CONSTRAINT_DISTINCT_HOSTS, FILTER_MISSING_DRIVERS,
 };
 use super::plan_ctx::PlanCtx;
+use super::preempt::{self, preemption_score, Res};
+use super::propertyset::DistinctProperties;
 use super::rank::{
-    assign_ports, fits, score_fit_binpack, used_ports, NodeUsage, PortOffer, BINPACK_MAX_FIT_SCORE,
+    assign_ports, cores_in_use, fits, reservable_cores, score_fit_binpack, score_fit_spread,
+    used_ports, NodeUsage, PortOffer, BINPACK_MAX_FIT_SCORE,
 };
+use super::spread::SpreadScorer;
 
 /// Options scoring at or below this may be skipped by the limit (Nomad's skipScoreThreshold).
 const SKIP_SCORE_THRESHOLD: f64 = 0.0;
@@ -39,7 +45,50 @@ const MAX_RETAINED_NODE_SCORES: usize = 5;
 pub struct RankedNode {
     pub node: Arc<Node>,
     pub final_score: f64,
+    /// The individual scores `final_score` is the mean of.
+    pub scores: Vec<f64>,
     pub ports: Option<PortOffer>,
+    /// What each task is granted here (cores picked, memory_max as configured).
+    pub tasks: BTreeMap<String, AllocatedTaskResources>,
+    /// Allocs to evict so the group fits (empty unless preempting).
+    pub preempted: Vec<Arc<Allocation>>,
+}
+
+impl RankedNode {
+    /// Adds a score and recomputes the mean (Nomad's ScoreNormalizationIterator).
+    fn add_score(&mut self, meta: &mut NodeScoreMeta, name: &str, score: f64) {
+        self.scores.push(score);
+        meta.scores.insert(name.to_string(), score);
+        self.final_score = self.scores.iter().sum::<f64>() / self.scores.len() as f64;
+        meta.norm_score = self.final_score;
+    }
+}
+
+/// What the operator's scheduler configuration changes in ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankConfig {
+    /// `spread` algorithm: score emptier nodes higher (ScoreFitSpread).
+    pub spread_fit: bool,
+    /// Memory oversubscription: tasks keep their `memory_max`.
+    pub oversubscribe: bool,
+    /// Nodes scored when a group has affinities or spreads.
+    pub node_limit: usize,
+}
+
+impl Default for RankConfig {
+    fn default() -> Self {
+        RankConfig::from_config(&SchedulerConfiguration::default())
+    }
+}
+
+impl RankConfig {
+    pub fn from_config(c: &SchedulerConfiguration) -> Self {
+        RankConfig {
+            spread_fit: c.effective_algorithm() == crate::api::SCHEDULER_ALGORITHM_SPREAD,
+            oversubscribe: c.memory_oversubscription_enabled,
+            node_limit: usize::try_from(c.node_limit()).unwrap_or(usize::MAX),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -50,11 +99,10 @@ pub struct SelectOptions {
     pub affinities: Vec<Affinity>,
     /// The name of the alloc being placed (`job.group[N]`), for per-alloc host volumes.
     pub alloc_name: String,
+    /// Consider evicting lower-priority allocs when the group does not fit.
+    pub preempt: bool,
+    pub config: RankConfig,
 }
-
-/// Nodes scored when a group has affinities (Nomad's default
-/// NodeLimitForFeasibilityChecks), so preferences see enough of the cluster.
-const AFFINITY_NODE_LIMIT: usize = 100;
 
 /// Computed-class eligibility seen while checking nodes, for the blocked eval.
 #[derive(Debug, Clone, Default)]
@@ -102,8 +150,12 @@ impl Eligibility {
     }
 }
 
-/// What each task of the group is granted: its asked cpu and memory.
-pub fn task_resources(tg: &TaskGroup) -> BTreeMap<String, AllocatedTaskResources> {
+/// What each task of the group is granted: its asked cpu and memory, and `memory_max` only
+/// when memory oversubscription is enabled (Nomad drops it otherwise).
+pub fn task_resources(
+    tg: &TaskGroup,
+    oversubscribe: bool,
+) -> BTreeMap<String, AllocatedTaskResources> {
     tg.tasks
         .iter()
         .map(|t| {
@@ -115,13 +167,49 @@ pub fn task_resources(tg: &TaskGroup) -> BTreeMap<String, AllocatedTaskResources
                 },
                 memory: AllocatedMemoryResources {
                     memory_mb: r.map(|r| r.memory_mb).unwrap_or(0),
-                    memory_max_mb: r.map(|r| r.memory_max_mb).unwrap_or(0),
+                    memory_max_mb: if oversubscribe {
+                        r.map(|r| r.memory_max_mb).unwrap_or(0)
+                    } else {
+                        0
+                    },
                 },
                 ..Default::default()
             };
             (t.name.clone(), tr)
         })
         .collect()
+}
+
+/// Grants `cores = N` asks from the node's free reservable cores (lowest IDs first); such a
+/// task's cpu shares become the cores' worth. `Err("cores")` when too few are free.
+fn grant_cores(
+    node: &Node,
+    tg: &TaskGroup,
+    proposed: &[Arc<Allocation>],
+    tasks: &mut BTreeMap<String, AllocatedTaskResources>,
+) -> Result<(), &'static str> {
+    let wanted = |t: &crate::api::Task| t.resources.as_ref().map(|r| r.cores).unwrap_or(0);
+    if tg.tasks.iter().all(|t| wanted(t) <= 0) {
+        return Ok(());
+    }
+    let used = cores_in_use(proposed.iter().map(|a| a.as_ref()));
+    let (cores, mhz) = reservable_cores(node);
+    let mut free = cores.into_iter().filter(|c| !used.contains(c));
+    for t in &tg.tasks {
+        let n = usize::try_from(wanted(t)).unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        let picked: Vec<u32> = free.by_ref().take(n).collect();
+        if picked.len() < n {
+            return Err("cores");
+        }
+        if let Some(tr) = tasks.get_mut(&t.name) {
+            tr.cpu.cpu_shares = mhz * picked.len() as i64;
+            tr.cpu.reserved_cores = Some(picked);
+        }
+    }
+    Ok(())
 }
 
 /// Records metrics the way Nomad's `AllocMetric` methods do.
@@ -205,7 +293,8 @@ pub fn feasible(
 }
 
 /// Fits and scores the group on a feasible node; `None` (recorded as exhausted) if it does
-/// not fit. Scores are recorded into `meta` as Nomad names them.
+/// not fit, even with preemption when `opts.preempt`. Scores are recorded into `meta` as
+/// Nomad names them; spread scores are added by the stack.
 pub fn rank(
     node: &Arc<Node>,
     job: &Job,
@@ -229,71 +318,96 @@ pub fn rank(
         None => None,
     };
 
-    usage.add(&tg.combined_resources());
-    if let Err(dim) = fits(node, &usage) {
+    let mut tasks = task_resources(tg, opts.config.oversubscribe);
+    if let Err(dim) = grant_cores(node, tg, &proposed, &mut tasks) {
         exhaust_node(metric, node, dim);
         return None;
+    }
+    let ask = Res {
+        cpu: tasks.values().map(|t| t.cpu.cpu_shares).sum::<i64>() as f64,
+        mem: tasks.values().map(|t| t.memory.memory_mb).sum::<i64>() as f64,
+        disk: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0) as f64,
+    };
+    usage.cpu += ask.cpu as i64;
+    usage.memory_mb += ask.mem as i64;
+    usage.disk_mb += ask.disk as i64;
+    let mut preempted = Vec::new();
+    if let Err(dim) = fits(node, &usage) {
+        let victims = opts
+            .preempt
+            .then(|| preempt::for_task_group(job, node, &proposed, &ask, ctx.preemptions()))
+            .flatten();
+        let Some(victims) = victims else {
+            exhaust_node(metric, node, dim);
+            return None;
+        };
+        for v in &victims {
+            let r = v.comparable_resources();
+            usage.cpu -= r.cpu;
+            usage.memory_mb -= r.memory_mb;
+            usage.disk_mb -= r.disk_mb;
+        }
+        preempted = victims;
     }
 
     let mut meta = NodeScoreMeta {
         node_id: node.id.clone(),
         ..Default::default()
     };
-    let mut scores = Vec::with_capacity(3);
-    let binpack = score_fit_binpack(node, &usage) / BINPACK_MAX_FIT_SCORE;
-    scores.push(binpack);
-    meta.scores.insert("binpack".into(), binpack);
+    let mut ranked = RankedNode {
+        node: node.clone(),
+        final_score: 0.0,
+        scores: Vec::with_capacity(4),
+        ports,
+        tasks,
+        preempted,
+    };
+    let fit = if opts.config.spread_fit {
+        score_fit_spread(node, &usage)
+    } else {
+        score_fit_binpack(node, &usage)
+    };
+    ranked.add_score(&mut meta, "binpack", fit / BINPACK_MAX_FIT_SCORE);
 
     let collisions = proposed
         .iter()
-        .filter(|a| a.job_id == job.id && a.task_group == tg.name)
+        .filter(|a| a.job_id == job.id && a.namespace == job.namespace && a.task_group == tg.name)
         .count();
-    let anti = if collisions > 0 && tg.count > 0 {
-        let penalty = -((collisions + 1) as f64) / tg.count as f64;
-        scores.push(penalty);
-        penalty
+    if collisions > 0 && tg.count > 0 {
+        let penalty = -((collisions + 1) as f64) / f64::from(tg.count);
+        ranked.add_score(&mut meta, "job-anti-affinity", penalty);
     } else {
-        0.0
-    };
-    meta.scores.insert("job-anti-affinity".into(), anti);
+        meta.scores.insert("job-anti-affinity".into(), 0.0);
+    }
 
-    let resched = if opts.penalty_nodes.contains(&node.id) {
-        scores.push(-1.0);
-        -1.0
+    if opts.penalty_nodes.contains(&node.id) {
+        ranked.add_score(&mut meta, "node-reschedule-penalty", -1.0);
     } else {
-        0.0
-    };
-    meta.scores
-        .insert("node-reschedule-penalty".into(), resched);
-    // Only groups with affinities get an affinity term in the average; the others record 0.
-    let affinity = if opts.affinities.is_empty() {
-        0.0
+        meta.scores.insert("node-reschedule-penalty".into(), 0.0);
+    }
+    // Only groups with affinities get an affinity term in the mean; the others record 0.
+    if opts.affinities.is_empty() {
+        meta.scores.insert("node-affinity".into(), 0.0);
     } else {
         let score = affinity_score(&opts.affinities, node);
-        scores.push(score);
-        score
-    };
-    meta.scores.insert("node-affinity".into(), affinity);
-
-    let final_score = scores.iter().sum::<f64>() / scores.len() as f64;
-    meta.norm_score = final_score;
-
-    Some((
-        RankedNode {
-            node: node.clone(),
-            final_score,
-            ports,
-        },
-        meta,
-    ))
+        ranked.add_score(&mut meta, "node-affinity", score);
+    }
+    if !ranked.preempted.is_empty() {
+        let score = preemption_score(&ranked.preempted);
+        ranked.add_score(&mut meta, "preemption", score);
+    }
+    Some((ranked, meta))
 }
 
 /// The shuffled candidate nodes and the cursor that persists across placements, so successive
-/// placements start where the previous one stopped (Nomad's StaticIterator).
+/// placements start where the previous one stopped (Nomad's StaticIterator). Spread and
+/// distinct_property counts are kept per group across the group's placements.
 pub struct Stack {
     nodes: Vec<Arc<Node>>,
     offset: usize,
     limit: usize,
+    spreads: HashMap<String, Option<SpreadScorer>>,
+    distinct: HashMap<String, DistinctProperties>,
 }
 
 impl Stack {
@@ -310,6 +424,8 @@ impl Stack {
             nodes,
             offset: 0,
             limit,
+            spreads: HashMap::new(),
+            distinct: HashMap::new(),
         }
     }
 
@@ -318,6 +434,9 @@ impl Stack {
         self.limit
     }
 
+    /// Picks the best of the next `limit` ranked nodes, as Nomad's LimitIterator and
+    /// MaxScoreIterator: options scoring at or below 0 are set aside (up to 3) in favour of
+    /// later ones, and returned only when nothing better remains.
     #[allow(clippy::too_many_arguments)]
     pub fn select(
         &mut self,
@@ -329,73 +448,42 @@ impl Stack {
         elig: &mut Eligibility,
         metric: &mut AllocMetric,
     ) -> Option<RankedNode> {
-        let mut seen = 0usize;
-        let mut metas: Vec<NodeScoreMeta> = Vec::new();
-        let mut source =
-            |stack: &mut Stack, metric: &mut AllocMetric, metas: &mut Vec<NodeScoreMeta>| loop {
-                let n = stack.nodes.len();
-                if seen == n {
-                    return None;
-                }
-                if stack.offset >= n {
-                    stack.offset = 0;
-                }
-                let node = stack.nodes[stack.offset].clone();
-                stack.offset += 1;
-                seen += 1;
-                metric.nodes_evaluated += 1;
-                if !feasible(&node, job, tg, ctx, metric, elig) {
-                    continue;
-                }
-                if !super::host_volumes::feasible(&node, tg, &opts.alloc_name) {
-                    filter_node(metric, &node, super::host_volumes::FILTER_HOST_VOLUMES);
-                    continue;
-                }
-                if let Some((ranked, meta)) = rank(&node, job, tg, opts, ctx, rng, metric) {
-                    metas.push(meta);
-                    return Some(ranked);
-                }
-            };
-
-        let mut skipped: Vec<RankedNode> = Vec::new();
-        let mut skipped_idx = 0usize;
-        let mut best: Option<RankedNode> = None;
-        let mut returned = 0usize;
-        let limit = if opts.affinities.is_empty() {
+        let state = ctx.state();
+        let mut spread = self
+            .spreads
+            .remove(&tg.name)
+            .unwrap_or_else(|| SpreadScorer::new(state, job, tg));
+        if let Some(s) = spread.as_mut() {
+            s.refresh(state, job, ctx);
+        }
+        let mut distinct = self
+            .distinct
+            .remove(&tg.name)
+            .unwrap_or_else(|| DistinctProperties::new(state, job, tg));
+        if !distinct.is_empty() {
+            distinct.refresh(state, job, ctx);
+        }
+        let limit = if opts.affinities.is_empty() && spread.is_none() {
             self.limit
         } else {
-            AFFINITY_NODE_LIMIT.max(tg.count.max(0) as usize)
+            opts.config.node_limit.max(tg.count.max(0) as usize)
         };
-        while returned < limit {
-            let mut option = match source(self, metric, &mut metas) {
-                Some(o) => Some(o),
-                None if skipped_idx < skipped.len() => {
-                    skipped_idx += 1;
-                    Some(skipped[skipped_idx - 1].clone())
-                }
-                None => None,
+
+        let mut metas: Vec<NodeScoreMeta> = Vec::new();
+        let best = {
+            let mut source = NodeSource {
+                stack: self,
+                seen: 0,
+                job,
+                tg,
+                opts,
+                spread: spread.as_mut(),
+                distinct: &distinct,
             };
-            let Some(_) = option else { break };
-            while skipped.len() < MAX_SKIP
-                && option
-                    .as_ref()
-                    .is_some_and(|o| o.final_score <= SKIP_SCORE_THRESHOLD)
-            {
-                if let Some(o) = option.take() {
-                    skipped.push(o);
-                }
-                option = source(self, metric, &mut metas);
-            }
-            returned += 1;
-            if option.is_none() && skipped_idx < skipped.len() {
-                skipped_idx += 1;
-                option = Some(skipped[skipped_idx - 1].clone());
-            }
-            let Some(o) = option else { break };
-            if best.as_ref().is_none_or(|b| o.final_score > b.final_score) {
-                best = Some(o);
-            }
-        }
+            limit_max(limit, || source.next(ctx, rng, elig, metric, &mut metas))
+        };
+        self.spreads.insert(tg.name.clone(), spread);
+        self.distinct.insert(tg.name.clone(), distinct);
 
         metas.sort_by(|a, b| b.norm_score.total_cmp(&a.norm_score));
         metas.truncate(MAX_RETAINED_NODE_SCORES);
@@ -404,4 +492,94 @@ impl Stack {
         }
         best
     }
+}
+
+/// Walks the stack's nodes once from its cursor, yielding ranked nodes.
+struct NodeSource<'s, 'j> {
+    stack: &'s mut Stack,
+    seen: usize,
+    job: &'j Job,
+    tg: &'j TaskGroup,
+    opts: &'j SelectOptions,
+    spread: Option<&'s mut SpreadScorer>,
+    distinct: &'s DistinctProperties,
+}
+
+impl NodeSource<'_, '_> {
+    fn next(
+        &mut self,
+        ctx: &mut PlanCtx<'_>,
+        rng: &mut StdRng,
+        elig: &mut Eligibility,
+        metric: &mut AllocMetric,
+        metas: &mut Vec<NodeScoreMeta>,
+    ) -> Option<RankedNode> {
+        let n = self.stack.nodes.len();
+        while self.seen < n {
+            if self.stack.offset >= n {
+                self.stack.offset = 0;
+            }
+            let node = self.stack.nodes[self.stack.offset].clone();
+            self.stack.offset += 1;
+            self.seen += 1;
+            metric.nodes_evaluated += 1;
+            if !feasible(&node, self.job, self.tg, ctx, metric, elig) {
+                continue;
+            }
+            if let Err(reason) = self.distinct.check(&node) {
+                filter_node(metric, &node, &reason);
+                continue;
+            }
+            if !super::host_volumes::feasible(&node, self.tg, &self.opts.alloc_name) {
+                filter_node(metric, &node, super::host_volumes::FILTER_HOST_VOLUMES);
+                continue;
+            }
+            let Some((mut ranked, mut meta)) =
+                rank(&node, self.job, self.tg, self.opts, ctx, rng, metric)
+            else {
+                continue;
+            };
+            if let Some(spread) = self.spread.as_deref_mut() {
+                let score = spread.score(&node);
+                if score != 0.0 {
+                    ranked.add_score(&mut meta, "allocation-spread", score);
+                }
+            }
+            metas.push(meta);
+            return Some(ranked);
+        }
+        None
+    }
+}
+
+/// Nomad's LimitIterator feeding a MaxScoreIterator: take up to `limit` options from `next`,
+/// setting aside up to [`MAX_SKIP`] that score at or below the threshold while better ones
+/// may follow; the first highest-scoring option wins.
+fn limit_max(limit: usize, mut next: impl FnMut() -> Option<RankedNode>) -> Option<RankedNode> {
+    let mut skipped: Vec<RankedNode> = Vec::new();
+    let mut skipped_idx = 0usize;
+    let mut best: Option<RankedNode> = None;
+    let mut returned = 0usize;
+    while returned < limit {
+        let mut option = next();
+        while option.is_some()
+            && skipped.len() < MAX_SKIP
+            && option
+                .as_ref()
+                .is_some_and(|o| o.final_score <= SKIP_SCORE_THRESHOLD)
+        {
+            skipped.extend(option.take());
+            option = next();
+        }
+        if option.is_none() && skipped_idx < skipped.len() {
+            option = Some(skipped[skipped_idx].clone());
+            skipped_idx += 1;
+        }
+        let Some(o) = option else { break };
+        returned += 1;
+        if best.as_ref().is_none_or(|b| o.final_score > b.final_score) {
+            best = Some(o);
+        }
+    }
+    best
 }

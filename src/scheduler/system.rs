@@ -31,11 +31,13 @@ use crate::api::{
 use super::feasible::{
     group_constraints, has_driver, job_pool, meets_constraint, node_in_any_dc, node_in_pool,
 };
+use super::generic::{exhaust_resources, record_preemptions};
 use super::plan_ctx::PlanCtx;
+use super::propertyset::DistinctProperties;
 use super::reconcile::{
     STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
 };
-use super::stack::{feasible, rank, task_resources, Eligibility, RankedNode, SelectOptions};
+use super::stack::{feasible, rank, Eligibility, RankConfig, RankedNode, SelectOptions};
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
@@ -76,6 +78,7 @@ pub fn process_system_eval(
         queued.insert(tg.name.clone(), 0);
     }
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
+    let mut preempted_jobs = BTreeMap::new();
 
     match &live_job {
         None => {
@@ -97,9 +100,12 @@ pub fn process_system_eval(
                 &mut ids,
                 &mut failed,
                 &mut queued,
+                &mut preempted_jobs,
             );
         }
     }
+    let followup_evals =
+        super::generic::preemption_evals(&preempted_jobs, ctx.seed.rotate_left(59) ^ salt, ctx.now);
 
     let plan = Plan {
         eval_id: eval.id.clone(),
@@ -126,7 +132,7 @@ pub fn process_system_eval(
         plan,
         eval: out_eval,
         blocked_eval: None,
-        followup_evals: Vec::new(),
+        followup_evals,
     })
 }
 
@@ -145,6 +151,7 @@ enum Decision<'a> {
 }
 
 impl SystemRun<'_> {
+    #[allow(clippy::too_many_arguments)]
     fn reconcile_and_place(
         &self,
         allocs: &[Arc<Allocation>],
@@ -153,6 +160,7 @@ impl SystemRun<'_> {
         ids: &mut StdRng,
         failed: &mut BTreeMap<String, AllocMetric>,
         queued: &mut BTreeMap<String, i64>,
+        preempted_jobs: &mut BTreeMap<(String, String), Arc<Job>>,
     ) {
         let job = self.job;
         let dcs = job.datacenters_or_default();
@@ -200,6 +208,14 @@ impl SystemRun<'_> {
         let mut placed_any: BTreeSet<String> = BTreeSet::new();
         let mut filtered: BTreeMap<String, AllocMetric> = BTreeMap::new();
         let mut elig = Eligibility::default();
+        let sched_config = self.state.scheduler_config();
+        // The system stack always may evict when preemption is on for its type.
+        let opts = SelectOptions {
+            config: RankConfig::from_config(&sched_config),
+            preempt: sched_config.preemption_enabled(&job.r#type),
+            ..Default::default()
+        };
+        let mut distinct: BTreeMap<String, DistinctProperties> = BTreeMap::new();
         let mut place = |node: &Arc<Node>, tg: &TaskGroup, prev: Option<&Allocation>| {
             if let Some(prev) = prev {
                 pctx.stop(prev, STATUS_ALLOC_UPDATING, None);
@@ -208,31 +224,39 @@ impl SystemRun<'_> {
                 nodes_evaluated: 1,
                 ..Default::default()
             };
-            let mut ok = feasible(node, job, tg, pctx, &mut metric, &mut elig);
-            if ok && !host_volumes::feasible(node, tg, &format!("{}.{}[0]", job.id, tg.name)) {
-                super::stack::filter_node(&mut metric, node, host_volumes::FILTER_HOST_VOLUMES);
-                ok = false;
-            }
-            let option = ok
+            let props = distinct
+                .entry(tg.name.clone())
+                .or_insert_with(|| DistinctProperties::new(self.state, job, tg));
+            let alloc_name = format!("{}.{}[0]", job.id, tg.name);
+            let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
                 .then(|| {
-                    rank(
-                        node,
-                        job,
-                        tg,
-                        &SelectOptions::default(),
-                        pctx,
-                        rng,
-                        &mut metric,
-                    )
+                    if !host_volumes::feasible(node, tg, &alloc_name) {
+                        super::stack::filter_node(
+                            &mut metric,
+                            node,
+                            host_volumes::FILTER_HOST_VOLUMES,
+                        );
+                        return None;
+                    }
+                    if !props.is_empty() {
+                        props.refresh(self.state, job, pctx);
+                        if let Err(reason) = props.check(node) {
+                            super::stack::filter_node(&mut metric, node, &reason);
+                            return None;
+                        }
+                    }
+                    rank(node, job, tg, &opts, pctx, rng, &mut metric)
                 })
                 .flatten();
             metric.nodes_available = by_dc.clone();
             metric.nodes_in_pool = nodes_in_pool;
             metric.node_pool = pool.to_string();
             match option {
-                Some((ranked, meta)) => {
+                Some((mut ranked, meta)) => {
                     metric.score_meta_data = Some(vec![meta]);
-                    let alloc = self.new_alloc(tg, ranked, metric, prev, ids);
+                    let victims = std::mem::take(&mut ranked.preempted);
+                    let mut alloc = self.new_alloc(tg, ranked, metric, prev, ids);
+                    record_preemptions(&mut alloc, &victims, pctx, preempted_jobs);
                     pctx.place(alloc);
                     placed_any.insert(tg.name.clone());
                 }
@@ -242,8 +266,12 @@ impl SystemRun<'_> {
                 None => {
                     *queued.entry(tg.name.clone()).or_default() += 1;
                     match failed.get_mut(&tg.name) {
-                        Some(m) => m.coalesced_failures += 1,
+                        Some(m) => {
+                            m.coalesced_failures += 1;
+                            exhaust_resources(m, tg);
+                        }
                         None => {
+                            exhaust_resources(&mut metric, tg);
                             failed.insert(tg.name.clone(), metric);
                         }
                     }
@@ -352,7 +380,7 @@ impl SystemRun<'_> {
                 .iter()
                 .map(|t| (t.name.clone(), t.lifecycle.clone()))
                 .collect(),
-            tasks: task_resources(tg),
+            tasks: ranked.tasks,
         };
         Allocation {
             id: seeded_uuid(ids),

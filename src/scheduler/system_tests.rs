@@ -22,6 +22,7 @@ fn run(j: &Job, nodes: Vec<Node>, allocs: Vec<Allocation>) -> SchedulerResult {
         jobs: vec![Arc::new(j.clone())],
         nodes: nodes.into_iter().map(Arc::new).collect(),
         allocs: allocs.into_iter().map(Arc::new).collect(),
+        ..Default::default()
     };
     super::super::process_eval(&eval_for(j), &state, ctx()).expect("system scheduler runs")
 }

@@ -18,6 +18,7 @@ pub struct TestState {
     pub jobs: Vec<Arc<Job>>,
     pub nodes: Vec<Arc<Node>>,
     pub allocs: Vec<Arc<Allocation>>,
+    pub config: crate::api::SchedulerConfiguration,
 }
 
 impl StateView for TestState {
@@ -51,6 +52,9 @@ impl StateView for TestState {
             .filter(|a| a.node_id == node_id)
             .cloned()
             .collect()
+    }
+    fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
+        self.config.clone()
     }
 }
 

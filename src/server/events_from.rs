@@ -33,6 +33,7 @@ pub fn event_type(cmd: &Command) -> &'static str {
         Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. } => "ServiceDeregistration",
         Command::ScalingEvent { .. } => "JobScalingEvent",
+        Command::SchedulerSetConfig { .. } => "SchedulerConfigUpdated",
     }
 }
 
@@ -166,7 +167,8 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
         | Command::ReconcileSummaries
         | Command::ServiceRegistrationUpsert { .. }
         | Command::ServiceRegistrationDelete { .. }
-        | Command::ServiceRegistrationDeleteByAlloc { .. } => {}
+        | Command::ServiceRegistrationDeleteByAlloc { .. }
+        | Command::SchedulerSetConfig { .. } => {}
         Command::ScalingEvent {
             namespace, job_id, ..
         } => {

@@ -135,6 +135,12 @@ pub enum Command {
         group: String,
         event: crate::api::ScalingEvent,
     },
+    /// Store the operator's scheduler configuration; with `cas` only if the stored
+    /// `ModifyIndex` equals it (a mismatch is reported as `state::CAS_MISMATCH`).
+    SchedulerSetConfig {
+        config: crate::api::SchedulerConfiguration,
+        cas: Option<u64>,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -406,6 +412,9 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             group,
             event,
         } => s.add_scaling_event(index, namespace, job_id, group, event.clone()),
+        Command::SchedulerSetConfig { config, cas } => {
+            s.set_scheduler_config(index, config, *cas)?;
+        }
     }
     Ok(())
 }

@@ -36,7 +36,8 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         | Command::ServiceRegistrationUpsert { .. }
         | Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. }
-        | Command::ScalingEvent { .. } => Vec::new(),
+        | Command::ScalingEvent { .. }
+        | Command::SchedulerSetConfig { .. } => Vec::new(),
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))
@@ -122,7 +123,12 @@ pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluat
 /// Gained leadership: enable the broker and restore the evals and heartbeats the state holds.
 fn establish(server: &Server) -> Vec<Evaluation> {
     tracing::info!("cluster leadership acquired");
-    server.broker().set_enabled(true);
+    let paused = server
+        .state()
+        .snapshot()
+        .scheduler_config()
+        .pause_eval_broker;
+    server.broker().set_enabled(!paused);
     server.blocked(|b| b.set_enabled(true));
     let snap = server.state().snapshot();
     let mut superseded = Vec::new();
@@ -133,6 +139,24 @@ fn establish(server: &Server) -> Vec<Evaluation> {
     }
     server.heartbeats().initialize(&snap);
     superseded
+}
+
+/// The operator paused or resumed the eval broker (`PauseEvalBroker`). Resuming re-enqueues
+/// the pending evals the state holds, as gaining leadership does.
+pub(crate) fn set_broker_paused(server: &Server, paused: bool) {
+    if !server.is_leader() || server.broker().enabled() != paused {
+        return;
+    }
+    server.broker().set_enabled(!paused);
+    if paused {
+        tracing::info!("eval broker paused by the scheduler configuration");
+        return;
+    }
+    for eval in server.state().snapshot().evals(None) {
+        if eval.status == EVAL_STATUS_PENDING {
+            server.broker().enqueue((*eval).clone());
+        }
+    }
 }
 
 fn revoke(server: &Server) {

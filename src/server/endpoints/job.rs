@@ -66,6 +66,7 @@ pub async fn register(
     server: &Server,
     req: JobRegisterRequest,
 ) -> Result<JobRegisterResponse, ServerError> {
+    super::operator::check_registration_allowed(server)?;
     let Some(job) = req.job else {
         return Err(ServerError::BadRequest(
             "missing job for registration".to_string(),

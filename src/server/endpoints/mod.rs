@@ -10,4 +10,5 @@ pub mod job_plan;
 pub mod job_scale;
 pub mod node;
 pub mod node_drain;
+pub mod operator;
 pub mod service;

@@ -15,6 +15,7 @@ mod gc;
 mod nodes;
 mod persist;
 mod scaling;
+mod sched_config;
 mod services;
 mod summary;
 mod write;
@@ -32,6 +33,7 @@ pub use scaling::ScalingEvents;
 pub use gc::Reap;
 pub use nodes::NodeDrainUpdate;
 pub use persist::PersistError;
+pub use sched_config::CAS_MISMATCH;
 
 /// (namespace, job ID)
 pub type JobKey = (String, String);
@@ -83,6 +85,8 @@ pub struct StateSnapshot {
     table_index: OrdMap<Table, u64>,
     /// Per job: group -> its scaling events, newest first.
     scaling_events: OrdMap<JobKey, Arc<ScalingEvents>>,
+    /// The operator's scheduler configuration (`None` until first written).
+    scheduler_config: Option<Arc<crate::api::SchedulerConfiguration>>,
     /// Raft index of the last applied command.
     index: u64,
 }
@@ -251,6 +255,9 @@ impl StateView for StateSnapshot {
     }
     fn latest_deployment(&self, namespace: &str, job_id: &str) -> Option<Arc<Deployment>> {
         StateSnapshot::latest_deployment(self, namespace, job_id)
+    }
+    fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
+        StateSnapshot::scheduler_config(self)
     }
 }
 

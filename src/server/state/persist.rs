@@ -34,6 +34,9 @@ struct Persisted {
     /// Absent in snapshots written before scaling events existed.
     #[serde(default)]
     scaling_events: Vec<(String, String, ScalingEvents)>,
+    /// Absent in snapshots written before the operator configuration existed.
+    #[serde(default)]
+    scheduler_config: Option<crate::api::SchedulerConfiguration>,
 }
 
 impl StateSnapshot {
@@ -76,6 +79,7 @@ impl StateSnapshot {
                 .iter()
                 .map(|((ns, id), e)| (ns.clone(), id.clone(), (**e).clone()))
                 .collect(),
+            scheduler_config: self.scheduler_config.as_deref().cloned(),
         };
         // Serialising plain data structures cannot fail.
         serde_json::to_vec(&p).unwrap_or_default()
@@ -85,6 +89,7 @@ impl StateSnapshot {
         let p: Persisted = serde_json::from_slice(data)?;
         let mut s = StateSnapshot {
             index: p.index,
+            scheduler_config: p.scheduler_config.map(Arc::new),
             ..Default::default()
         };
         for (t, i) in p.table_index {

@@ -1,0 +1,166 @@
+//! Spread scoring (Nomad's `SpreadIterator`): for each `spread` block of the job and group,
+//! boost nodes whose property value is below its desired share of the group's count (targets
+//! with percentages, the rest under `*`), or, without targets, below the least-used value
+//! (even spread). The boosts are weighted by each block's share of the summed weights.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::api::{Job, Node, Spread, TaskGroup};
+
+use super::plan_ctx::PlanCtx;
+use super::propertyset::{PropertySet, IMPLICIT_TARGET};
+use super::StateView;
+
+/// Nomad's default weight for a spread block without one.
+pub const DEFAULT_SPREAD_WEIGHT: i8 = 50;
+
+/// Reads `spread` blocks from their JSON form; unreadable entries are skipped (the job was
+/// validated when it was registered).
+pub fn parse_spreads(v: Option<&serde_json::Value>) -> Vec<Spread> {
+    let Some(list) = v.and_then(serde_json::Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|s| serde_json::from_value::<Spread>(s.clone()).ok())
+        .filter(|s| !s.attribute.is_empty())
+        .collect()
+}
+
+struct SpreadInfo {
+    weight: f64,
+    /// Target value -> desired alloc count; empty for an even spread.
+    desired: BTreeMap<String, f64>,
+}
+
+/// One group's spread state, kept across the group's placements like Nomad's iterator.
+pub struct SpreadScorer {
+    sets: Vec<(PropertySet, SpreadInfo)>,
+    sum_weights: f64,
+    lowest_boost: f64,
+}
+
+impl SpreadScorer {
+    /// `None` when neither the job nor the group has spreads.
+    pub fn new(state: &dyn StateView, job: &Job, tg: &TaskGroup) -> Option<Self> {
+        let mut spreads = parse_spreads(tg.spreads.as_ref());
+        spreads.extend(parse_spreads(job.spreads.as_ref()));
+        if spreads.is_empty() {
+            return None;
+        }
+        let count = f64::from(tg.count.max(0));
+        let mut sets = Vec::with_capacity(spreads.len());
+        let mut sum_weights = 0.0;
+        for s in &spreads {
+            let targets = s.spread_target.clone().unwrap_or_default();
+            let mut desired = BTreeMap::new();
+            let mut sum = 0.0;
+            for t in &targets {
+                let want = f64::from(t.percent) / 100.0 * count;
+                desired.insert(t.value.clone(), want);
+                sum += want;
+            }
+            if sum > 0.0 && sum < count {
+                desired.insert(IMPLICIT_TARGET.to_string(), count - sum);
+            }
+            let weight = f64::from(s.weight.unwrap_or(DEFAULT_SPREAD_WEIGHT));
+            sum_weights += weight;
+            let values: BTreeSet<String> = targets.into_iter().map(|t| t.value).collect();
+            let set = PropertySet::for_spread(state, job, &s.attribute, &tg.name, values);
+            sets.push((set, SpreadInfo { weight, desired }));
+        }
+        Some(SpreadScorer {
+            sets,
+            sum_weights,
+            lowest_boost: -1.0,
+        })
+    }
+
+    /// Recounts the plan's placements; call before each placement.
+    pub fn refresh(&mut self, state: &dyn StateView, job: &Job, pctx: &PlanCtx<'_>) {
+        for (set, _) in &mut self.sets {
+            set.populate_proposed(state, job, pctx);
+        }
+    }
+
+    /// The node's total spread boost (Nomad's `allocation-spread` score).
+    pub fn score(&mut self, node: &Node) -> f64 {
+        let mut total = 0.0;
+        for (set, info) in &self.sets {
+            let (value, used) = match set.used_count(node) {
+                Ok(v) => v,
+                Err(_) => {
+                    total -= 1.0;
+                    continue;
+                }
+            };
+            let used = used as f64 + 1.0;
+            if info.desired.is_empty() {
+                total += even_spread_boost(set, node);
+                continue;
+            }
+            let Some(want) = info
+                .desired
+                .get(&value)
+                .or_else(|| info.desired.get(IMPLICIT_TARGET))
+            else {
+                total -= 1.0;
+                continue;
+            };
+            if *want == 0.0 {
+                total += self.lowest_boost;
+                continue;
+            }
+            let weight = if self.sum_weights == 0.0 {
+                0.0
+            } else {
+                info.weight / self.sum_weights
+            };
+            let boost = (want - used) / want * weight;
+            total += boost;
+            if boost < self.lowest_boost {
+                self.lowest_boost = boost;
+            }
+        }
+        total
+    }
+}
+
+/// Nomad's `evenSpreadScoreBoost`: a value below the least-used one is boosted by how far
+/// below it is; the least-used value is boosted by the spread between least and most used;
+/// when every value is used equally no value is preferred (-1).
+fn even_spread_boost(set: &PropertySet, node: &Node) -> f64 {
+    let used = set.combined();
+    if used.is_empty() {
+        return 0.0;
+    }
+    let Some(value) = super::feasible::resolve_target(&set.attribute, node) else {
+        return -1.0;
+    };
+    let current = used.get(value).copied().unwrap_or(0);
+    let (mut min, mut max) = (0u64, 0u64);
+    for &n in used.values() {
+        if min == 0 || n < min {
+            min = n;
+        }
+        if max == 0 || n > max {
+            max = n;
+        }
+    }
+    if current != min {
+        if min == 0 {
+            return -1.0;
+        }
+        return (min as f64 - current as f64) / min as f64;
+    }
+    if min == max {
+        return -1.0;
+    }
+    if min == 0 {
+        return 1.0;
+    }
+    (max - min) as f64 / min as f64
+}
+
+#[cfg(test)]
+#[path = "spread_tests.rs"]
+mod tests;

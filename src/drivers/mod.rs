@@ -7,6 +7,7 @@
 //! `recover(handle)` will take after a client restart, and `exec` will be one more method.
 //! This module must not know about allocs, the server or the client's state.
 
+pub mod cgroups;
 pub mod docker;
 pub mod duration;
 pub mod logging;

@@ -10,6 +10,7 @@
 pub mod cgroups;
 pub mod docker;
 pub mod duration;
+pub mod exec;
 pub mod logging;
 pub mod mock;
 pub mod raw_exec;
@@ -362,6 +363,8 @@ impl DriverRegistry {
         reg.insert(Arc::new(docker::DockerDriver::new(
             cfg.plugins.get(docker::NAME),
         )));
+        // Always registered: undetected unless root with cgroups, as Nomad's.
+        reg.insert(Arc::new(exec::ExecDriver::new(cfg.plugins.get(exec::NAME))));
         if cfg.dev_mode || cfg.plugins.contains_key(mock::NAME) {
             reg.insert(Arc::new(mock::MockDriver::new()));
         }

@@ -432,4 +432,4 @@ pub(crate) fn keyed_value(text: &str, key: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

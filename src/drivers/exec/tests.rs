@@ -213,3 +213,30 @@ fn capabilities_follow_nomad_calculate() {
     let caps = calculate_caps(&["all".into()], &["CAP_NET_RAW".into()], &["all".into()]).unwrap();
     assert_eq!(caps, vec![cap_number("NET_RAW").unwrap()]);
 }
+
+#[tokio::test]
+async fn plugin_chroot_env_and_no_pivot_root_are_honoured() {
+    let Some(parent) = TestParent::new() else {
+        return;
+    };
+    let env: serde_json::Map<String, serde_json::Value> = ["/bin", "/lib", "/lib64", "/usr"]
+        .iter()
+        .map(|p| (p.to_string(), json!(p)))
+        .collect();
+    let cfg: PluginConfig = [
+        ("cgroup_parent".to_string(), json!(parent.root.parent)),
+        ("chroot_env".to_string(), serde_json::Value::Object(env)),
+        ("no_pivot_root".to_string(), json!(true)),
+    ]
+    .into();
+    let d = ExecDriver::new(Some(&cfg));
+    let tmp = tempfile::tempdir().unwrap();
+    let script = "test -e /etc/passwd || echo no-etc; test -d /usr/bin && echo usr-ok";
+    let r = run_to_exit(&d, sh_task(tmp.path(), "env", script)).await;
+    assert!(
+        r.successful(),
+        "{r:?} {}",
+        read_log(tmp.path(), "env.stderr.0")
+    );
+    assert_eq!(read_log(tmp.path(), "env.stdout.0"), "no-etc\nusr-ok\n");
+}

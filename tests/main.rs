@@ -10,6 +10,7 @@ mod deployments;
 mod docker;
 mod durability;
 mod examples;
+mod exec;
 mod gc;
 mod host_volumes;
 mod interact;

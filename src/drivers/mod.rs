@@ -7,8 +7,10 @@
 //! `recover(handle)` will take after a client restart, and `exec` will be one more method.
 //! This module must not know about allocs, the server or the client's state.
 
+pub mod cgroups;
 pub mod docker;
 pub mod duration;
+pub mod exec;
 pub mod exec_stream;
 pub mod host_exec;
 pub mod logging;
@@ -400,6 +402,8 @@ impl DriverRegistry {
         reg.insert(Arc::new(docker::DockerDriver::new(
             cfg.plugins.get(docker::NAME),
         )));
+        // Always registered: undetected unless root with cgroups, as Nomad's.
+        reg.insert(Arc::new(exec::ExecDriver::new(cfg.plugins.get(exec::NAME))));
         if cfg.dev_mode || cfg.plugins.contains_key(mock::NAME) {
             reg.insert(Arc::new(mock::MockDriver::new()));
         }

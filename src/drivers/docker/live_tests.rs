@@ -145,8 +145,9 @@ async fn oom_kill_is_reported() {
     let mut c = cfg(
         tmp.path(),
         "hog",
-        // tail buffers all of its input in memory, so an endless line outgrows the limit.
-        json!({"image": IMAGE, "command": "sh", "args": ["-c", "cat /dev/zero | tail"]}),
+        // tail buffers all of its input in memory, so an endless line outgrows the limit; as
+        // the container's main process it is the one the kernel kills.
+        json!({"image": IMAGE, "command": "sh", "args": ["-c", "exec tail /dev/zero"]}),
     );
     c.memory_mb = 16;
     let h = d.start(c).await.expect("starts");

@@ -58,6 +58,9 @@ pub enum DriverError {
     SignalFailed(String),
     #[error("failed to set up task logs in {path}: {reason}")]
     Logs { path: String, reason: String },
+    /// The task of a handle from an earlier agent process cannot be re-attached.
+    #[error("failed to recover task: {0}")]
+    Recover(String),
 }
 
 impl DriverError {
@@ -305,6 +308,16 @@ pub trait Driver: Send + Sync + 'static {
     async fn destroy(&self, handle: &TaskHandle, force: bool) -> Result<(), DriverError>;
     async fn signal(&self, handle: &TaskHandle, signal: &str) -> Result<(), DriverError>;
     async fn inspect(&self, handle: &TaskHandle) -> Result<TaskStatus, DriverError>;
+    /// Re-attaches to a task an earlier agent process started, from its handle (Nomad's
+    /// `RecoverTask`). After `Ok`, `wait` reports its exit, also one that happened while
+    /// the agent was down. Drivers whose tasks cannot outlive the agent keep this default.
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        Err(DriverError::Recover(format!(
+            "driver {} cannot recover task {}",
+            self.name(),
+            handle.id()
+        )))
+    }
 }
 
 /// A plugin's `config { }` block from the agent config, e.g. `{"enabled": true}`.

@@ -1,52 +1,61 @@
 //! `raw_exec`: runs a command directly on the host, without isolation, as Nomad's raw_exec.
 //!
-//! Each task is the leader of its own process group so that stopping it (kill_signal, then
-//! SIGKILL after kill_timeout) and destroying it reach every descendant. Output goes through
-//! an in-process log pump into the rotated `alloc/logs/<task>.{stdout,stderr}.N` files.
+//! Each task runs under its own supervisor process (`nomad executor`, see `crate::executor`)
+//! that owns its output (rotated into `alloc/logs/<task>.{stdout,stderr}.N`), records its
+//! exit status and outlives the agent. The task leads its own process group, so stopping it
+//! (kill_signal, then SIGKILL after kill_timeout) and destroying it reach every descendant.
+//! After an agent restart `recover` re-attaches through the handle's socket path.
 //! Enabled only by `plugin "raw_exec" { config { enabled = true } }` or `-dev`.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use nix::sys::signal::{kill, killpg, Signal};
-use nix::unistd::Pid;
-use serde_json::json;
-use tokio::process::Command;
+use nix::sys::signal::Signal;
+use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 
-use super::logging::{pump, LogStream};
 use super::task_store::{ExitCell, TaskStore};
 use super::{
     parse_signal, Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation,
     TaskConfig, TaskHandle, TaskRunState, TaskStatus,
 };
-use crate::api::now_nanos;
+use crate::executor::{self, client, ExitRecord, LaunchSpec, LogTarget, Request};
 
 pub const NAME: &str = "raw_exec";
-const HANDLE_VERSION: u32 = 1;
+const HANDLE_VERSION: u32 = 2;
 
-/// After the main process exits, how long the log pumps may keep draining output that
-/// descendants still write before the exit is reported.
-const PUMP_DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Beyond a stop's timeout, how long the supervisor may take to drain output and report.
+const STOP_MARGIN: Duration = Duration::from_secs(3);
+/// Between attempts to reach a supervisor that is alive but not answering.
+const RETRY: Duration = Duration::from_millis(200);
 
 pub struct RawExecDriver {
     enabled: bool,
     tasks: TaskStore<RawTask>,
 }
 
+/// What the handle records to find the task again after an agent restart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawExecState {
+    /// Also the process group id: the task leads its own group.
+    pub pid: i32,
+    pub started_at: i64,
+    pub supervisor_pid: i32,
+    pub socket: PathBuf,
+    /// Where the supervisor writes the exit record (the task dir).
+    pub state_dir: PathBuf,
+}
+
 struct RawTask {
     name: String,
-    /// Also the process group id: the task leads its own group.
-    pid: i32,
-    started_at: i64,
+    id: String,
+    state: RawExecState,
     completed_at: Mutex<Option<i64>>,
     exit: ExitCell,
-    /// Waits for the process, drains its output and records the exit; joined by `destroy`.
-    supervisor: Mutex<Option<JoinHandle<()>>>,
+    /// Waits on the supervisor for the exit; joined by `destroy`.
+    waiter: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl RawTask {
@@ -54,9 +63,61 @@ impl RawTask {
         self.exit.get().is_none()
     }
 
-    /// SIGKILL to the whole group; a group that is already gone is fine.
+    fn finish(&self, rec: &ExitRecord) {
+        *self.completed_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(rec.completed_at);
+        self.exit.set(exit_result_of(rec));
+    }
+
+    /// SIGKILL to the whole group, for when the supervisor cannot do it.
     fn kill_group(&self) {
-        let _ = killpg(Pid::from_raw(self.pid), Signal::SIGKILL);
+        if self.state.pid > 1 {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(self.state.pid),
+                Signal::SIGKILL,
+            );
+        }
+    }
+
+    async fn request(&self, req: &Request) -> std::io::Result<executor::Response> {
+        client::request(&self.state.socket, req).await
+    }
+}
+
+fn exit_result_of(rec: &ExitRecord) -> ExitResult {
+    ExitResult {
+        exit_code: rec.exit_code,
+        signal: rec.signal,
+        oom_killed: false,
+        err: rec.err.clone(),
+    }
+}
+
+/// Follows the task to its exit: a `wait` on the socket, else the exit record, else (the
+/// supervisor died without one) a lost task, whose group is killed.
+async fn watch(task: Arc<RawTask>) {
+    loop {
+        let err = match task.request(&Request::Wait).await {
+            Ok(resp) => match resp.exit {
+                Some(rec) => return task.finish(&rec),
+                None => "the executor answered a wait without an exit".to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        if let Some(rec) = client::recorded_exit(&task.state.state_dir, &task.id) {
+            return task.finish(&rec);
+        }
+        if client::process_alive(task.state.supervisor_pid) {
+            tokio::time::sleep(RETRY).await;
+            continue;
+        }
+        task.kill_group();
+        let rec = ExitRecord {
+            exit_code: 1,
+            completed_at: crate::api::now_nanos(),
+            err: Some(format!("executor for the task is gone: {err}")),
+            ..Default::default()
+        };
+        return task.finish(&rec);
     }
 }
 
@@ -67,6 +128,61 @@ impl RawExecDriver {
             tasks: TaskStore::default(),
         }
     }
+
+    fn track(&self, id: &str, name: &str, state: RawExecState) -> Result<(), DriverError> {
+        let task = Arc::new(RawTask {
+            name: name.to_string(),
+            id: id.to_string(),
+            state,
+            completed_at: Mutex::new(None),
+            exit: ExitCell::default(),
+            waiter: Mutex::new(None),
+        });
+        self.tasks.insert_new(id, task.clone())?;
+        let waiter = tokio::spawn(watch(task.clone()));
+        *task.waiter.lock().unwrap_or_else(|e| e.into_inner()) = Some(waiter);
+        Ok(())
+    }
+}
+
+fn user_ids(user: &str) -> Result<(Option<u32>, Option<u32>), DriverError> {
+    if user.is_empty() || !nix::unistd::geteuid().is_root() {
+        return Ok((None, None));
+    }
+    let u = nix::unistd::User::from_name(user)
+        .ok()
+        .flatten()
+        .ok_or_else(|| DriverError::InvalidConfig(format!("user {user:?} does not exist")))?;
+    Ok((Some(u.uid.as_raw()), Some(u.gid.as_raw())))
+}
+
+fn launch_spec(cfg: &TaskConfig, bin: &Path, args: Vec<String>) -> Result<LaunchSpec, DriverError> {
+    let (uid, gid) = user_ids(&cfg.user)?;
+    let log = cfg.log_spec();
+    let mut argv = vec![bin.display().to_string()];
+    argv.extend(args);
+    Ok(LaunchSpec {
+        task_id: cfg.id.clone(),
+        argv,
+        env: cfg
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        cwd: cfg.task_dir.clone(),
+        state_dir: cfg.task_dir.clone(),
+        uid,
+        gid,
+        logs: LogTarget {
+            dir: (!cfg.logs_disabled).then(|| log.dir.clone()),
+            task_name: cfg.name.clone(),
+            max_files: log.max_files,
+            max_file_size_bytes: log.max_file_size_bytes,
+        },
+        kill_signal: Signal::SIGINT as i32,
+        kill_timeout_ms: 5000,
+        isolation: None,
+    })
 }
 
 /// Finds the binary as Nomad's executor does: `<task>/local/<bin>`, `<task>/<bin>`, an
@@ -102,32 +218,6 @@ fn is_executable(path: &Path) -> bool {
     path.metadata()
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
-}
-
-/// Nomad's encoding: a signalled process reports `128 + signal` as its exit code.
-pub(crate) fn exit_result_from(status: ExitStatus) -> ExitResult {
-    match (status.code(), status.signal()) {
-        (Some(code), _) => ExitResult {
-            exit_code: code,
-            ..Default::default()
-        },
-        (None, Some(sig)) => ExitResult {
-            exit_code: 128 + sig,
-            signal: sig,
-            ..Default::default()
-        },
-        (None, None) => ExitResult {
-            exit_code: 1,
-            ..Default::default()
-        },
-    }
-}
-
-fn log_error(cfg: &TaskConfig, e: std::io::Error) -> DriverError {
-    DriverError::Logs {
-        path: cfg.log_spec().dir.display().to_string(),
-        reason: e.to_string(),
-    }
 }
 
 #[async_trait]
@@ -166,104 +256,53 @@ impl Driver for RawExecDriver {
         })?;
         let args = cfg.config_str_list("args")?;
         let bin = lookup_bin(&cfg.task_dir, &command)?;
-
-        let mut cmd = Command::new(&bin);
-        cmd.args(&args)
-            .current_dir(&cfg.task_dir)
-            .env_clear()
-            .envs(&cfg.env)
-            .stdin(Stdio::null())
-            .process_group(0)
-            .kill_on_drop(false);
-        if !cfg.user.is_empty() && nix::unistd::geteuid().is_root() {
-            let user = nix::unistd::User::from_name(&cfg.user)
-                .ok()
-                .flatten()
-                .ok_or_else(|| {
-                    DriverError::InvalidConfig(format!("user {:?} does not exist", cfg.user))
-                })?;
-            cmd.uid(user.uid.as_raw()).gid(user.gid.as_raw());
-        }
-        let rotators = if cfg.logs_disabled {
-            cmd.stdout(Stdio::null()).stderr(Stdio::null());
-            None
-        } else {
-            let spec = cfg.log_spec();
-            let out = spec
-                .rotator(LogStream::Stdout)
-                .map_err(|e| log_error(&cfg, e))?;
-            let err = spec
-                .rotator(LogStream::Stderr)
-                .map_err(|e| log_error(&cfg, e))?;
-            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-            Some((out, err))
-        };
-
-        let mut child = cmd.spawn().map_err(|e| DriverError::Spawn {
+        let spec = launch_spec(&cfg, &bin, args)?;
+        let spawn_err = |reason: String| DriverError::Spawn {
             command: bin.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let pid = child
-            .id()
-            .map(|p| p as i32)
-            .ok_or_else(|| DriverError::Spawn {
-                command: bin.display().to_string(),
-                reason: "process exited before its pid was read".to_string(),
-            })?;
-
-        let mut pumps = Vec::new();
-        if let Some((out_rot, err_rot)) = rotators {
-            if let Some(out) = child.stdout.take() {
-                pumps.push(tokio::spawn(pump(out, out_rot)));
-            }
-            if let Some(err) = child.stderr.take() {
-                pumps.push(tokio::spawn(pump(err, err_rot)));
-            }
-        }
-
-        let task = Arc::new(RawTask {
-            name: cfg.name.clone(),
-            pid,
-            started_at: now_nanos(),
-            completed_at: Mutex::new(None),
-            exit: ExitCell::default(),
-            supervisor: Mutex::new(None),
-        });
-        let supervised = task.clone();
-        let supervisor = tokio::spawn(async move {
-            let mut result = match child.wait().await {
-                Ok(status) => exit_result_from(status),
-                Err(e) => ExitResult {
-                    exit_code: 1,
-                    err: Some(format!("executor: error waiting on process: {e}")),
-                    ..Default::default()
-                },
-            };
-            for p in pumps {
-                let abort = p.abort_handle();
-                match tokio::time::timeout(PUMP_DRAIN_GRACE, p).await {
-                    Ok(Ok(Err(e))) if result.err.is_none() => {
-                        result.err = Some(format!("failed to write task logs: {e}"));
-                    }
-                    Ok(_) => {}
-                    Err(_) => abort.abort(),
-                }
-            }
-            *supervised
-                .completed_at
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(now_nanos());
-            supervised.exit.set(result);
-        });
-        *task.supervisor.lock().unwrap_or_else(|e| e.into_inner()) = Some(supervisor);
-        self.tasks.insert_new(&cfg.id, task)?;
-
+            reason,
+        };
+        let exe = executor::binary().map_err(|e| spawn_err(e.to_string()))?;
+        let launched = client::launch(&exe, &spec)
+            .await
+            .map_err(|e| spawn_err(e.to_string()))?;
+        let state = RawExecState {
+            pid: launched.pid,
+            started_at: launched.started_at,
+            supervisor_pid: launched.supervisor_pid,
+            socket: launched.socket,
+            state_dir: spec.state_dir,
+        };
+        self.track(&cfg.id, &cfg.name, state.clone())?;
         Ok(TaskHandle {
             version: HANDLE_VERSION,
             driver: NAME.to_string(),
-            driver_state: json!({ "pid": pid, "started_at": now_nanos() }),
+            driver_state: serde_json::to_value(&state).unwrap_or_default(),
             config: cfg,
         })
+    }
+
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        if self.tasks.contains(handle.id()) {
+            return Ok(());
+        }
+        let state: RawExecState = serde_json::from_value(handle.driver_state.clone())
+            .map_err(|e| DriverError::Recover(format!("unreadable raw_exec handle: {e}")))?;
+        // Either the supervisor answers, or it has left the exit record; `watch` handles
+        // both, and a supervisor that vanished without one (the host rebooted) as well.
+        let alive = match client::request(&state.socket, &Request::Status).await {
+            Ok(resp) => resp.pid == state.pid,
+            Err(_) => false,
+        };
+        if !alive
+            && client::recorded_exit(&state.state_dir, handle.id()).is_none()
+            && !client::process_alive(state.supervisor_pid)
+        {
+            return Err(DriverError::Recover(format!(
+                "task process {} and its executor are gone and no exit status was recorded",
+                state.pid
+            )));
+        }
+        self.track(handle.id(), &handle.config.name, state)
     }
 
     async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {
@@ -279,7 +318,6 @@ impl Driver for RawExecDriver {
     ) -> Result<(), DriverError> {
         let task = self.tasks.get(handle.id())?;
         if !task.running() {
-            task.kill_group();
             return Ok(());
         }
         // As Nomad's raw_exec does for signals it cannot parse: use SIGINT rather than
@@ -288,37 +326,44 @@ impl Driver for RawExecDriver {
             tracing::warn!(error = %e, "unknown kill signal, using SIGINT instead");
             Signal::SIGINT
         });
-        if timeout.is_zero() {
-            task.kill_group();
-        } else {
-            let _ = killpg(Pid::from_raw(task.pid), sig);
-            if tokio::time::timeout(timeout, task.exit.wait())
-                .await
-                .is_err()
-            {
+        let req = Request::Stop {
+            signal: sig as i32,
+            timeout_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
+        };
+        // The supervisor enforces the timeout (and kills the group); waiting here keeps
+        // the old contract: the task is down when stop returns, or as good as.
+        match task.request(&req).await {
+            Ok(_) => {
+                if tokio::time::timeout(timeout + STOP_MARGIN, task.exit.wait())
+                    .await
+                    .is_err()
+                {
+                    task.kill_group();
+                }
+            }
+            Err(e) => {
+                tracing::warn!(task = %task.name, error = %e, "executor unreachable; killing the task group");
                 task.kill_group();
             }
         }
-        // Descendants that ignored the signal or outlived the leader go with the group.
-        task.kill_group();
         Ok(())
     }
 
     async fn destroy(&self, handle: &TaskHandle, force: bool) -> Result<(), DriverError> {
         let task = self.tasks.get(handle.id())?;
-        if task.running() && !force {
-            return Err(DriverError::DestroyRunning);
+        if task.running() {
+            if !force {
+                return Err(DriverError::DestroyRunning);
+            }
+            self.stop(handle, "SIGKILL", Duration::ZERO).await?;
         }
-        task.kill_group();
         self.tasks.remove(handle.id());
-        let supervisor = task
-            .supervisor
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some(s) = supervisor {
-            // The group is dead, so the wait inside finishes promptly.
-            let _ = s.await;
+        let waiter = task.waiter.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(w) = waiter {
+            if task.running() {
+                w.abort();
+            }
+            let _ = w.await;
         }
         Ok(())
     }
@@ -326,7 +371,10 @@ impl Driver for RawExecDriver {
     async fn signal(&self, handle: &TaskHandle, signal: &str) -> Result<(), DriverError> {
         let task = self.tasks.get(handle.id())?;
         let sig = parse_signal(signal)?;
-        kill(Pid::from_raw(task.pid), sig).map_err(|e| DriverError::SignalFailed(e.to_string()))
+        task.request(&Request::Signal { signal: sig as i32 })
+            .await
+            .map(|_| ())
+            .map_err(|e| DriverError::SignalFailed(e.to_string()))
     }
 
     async fn inspect(&self, handle: &TaskHandle) -> Result<TaskStatus, DriverError> {
@@ -341,10 +389,10 @@ impl Driver for RawExecDriver {
             } else {
                 TaskRunState::Running
             },
-            started_at: task.started_at,
+            started_at: task.state.started_at,
             completed_at,
             exit_result: exit,
-            driver_attributes: [("pid".to_string(), task.pid.to_string())].into(),
+            driver_attributes: [("pid".to_string(), task.state.pid.to_string())].into(),
         })
     }
 }

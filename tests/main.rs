@@ -10,3 +10,4 @@ mod docker;
 mod durability;
 mod examples;
 mod quickstart;
+mod restart_survival;

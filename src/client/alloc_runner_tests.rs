@@ -69,6 +69,8 @@ fn spawn(alloc: Allocation) -> Harness {
         drivers: DriverRegistry::from_config(&DriverConfig::dev()),
         max_kill_timeout: Duration::from_secs(30),
         updates: tx,
+        state: None,
+        restored: Default::default(),
     });
     Harness {
         handle,

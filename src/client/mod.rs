@@ -14,6 +14,7 @@ pub mod config;
 pub mod fingerprint;
 pub mod heartbeat;
 pub mod network;
+pub mod state;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -34,6 +35,8 @@ pub use config::{ClientConfig, ReservedResources};
 pub enum ClientError {
     #[error(transparent)]
     Fingerprint(#[from] fingerprint::FingerprintError),
+    #[error(transparent)]
+    State(#[from] state::StateError),
     #[error("failed to create client directory {path}: {source}")]
     DataDir {
         path: String,
@@ -69,6 +72,12 @@ impl Client {
         let mut cfg = cfg;
         (cfg.network_interface, cfg.network_ip) =
             network::resolve(&cfg.network_interface, &cfg.network_ip);
+        // Dev agents keep nothing: their tasks are stopped with them.
+        let state = if cfg.dev_mode {
+            None
+        } else {
+            Some(Arc::new(state::StateDb::open(&cfg.state_dir())?))
+        };
         let drivers = DriverRegistry::from_config(&cfg.drivers);
         let node = Arc::new(fingerprint::fingerprint(&cfg, &drivers).await?);
         let cfg = Arc::new(cfg);
@@ -81,6 +90,7 @@ impl Client {
             drivers,
             shutdown.clone(),
             stop_tasks.clone(),
+            state,
         ));
         Ok(ClientHandle {
             node,
@@ -99,6 +109,7 @@ async fn run(
     drivers: DriverRegistry,
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
+    state: Option<Arc<state::StateDb>>,
 ) {
     let Some(reg) = heartbeat::register(rpc.as_ref(), &node, &shutdown).await else {
         return;
@@ -128,6 +139,7 @@ async fn run(
         drivers,
         updates: tx,
         shutdown,
+        state,
     }
     .run()
     .await;

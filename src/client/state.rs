@@ -141,9 +141,11 @@ impl StateDb {
     /// Every stored alloc with its tasks. Entries that do not decode are skipped with a
     /// warning: a damaged record must not keep the client from starting.
     pub fn load(&self) -> Result<Vec<RestoredAlloc>, StateError> {
-        let read = || -> Result<Vec<RestoredAlloc>, redb::Error> {
+        type Loaded = (Vec<RestoredAlloc>, Vec<String>);
+        let read = || -> Result<Loaded, redb::Error> {
             let txn = self.db.begin_read()?;
             let mut out: BTreeMap<String, RestoredAlloc> = BTreeMap::new();
+            let mut orphans = Vec::new();
             for entry in txn.open_table(ALLOCS)?.iter()? {
                 let (k, v) = entry?;
                 match serde_json::from_slice::<Allocation>(v.value()) {
@@ -167,6 +169,8 @@ impl StateDb {
                     continue;
                 };
                 let Some(restored) = out.get_mut(alloc_id) else {
+                    // Written by a runner still finishing when its alloc was forgotten.
+                    orphans.push(k.value().to_string());
                     continue;
                 };
                 match serde_json::from_slice::<PersistedTask>(v.value()) {
@@ -178,9 +182,18 @@ impl StateDb {
                     }
                 }
             }
-            Ok(out.into_values().collect())
+            Ok((out.into_values().collect(), orphans))
         };
-        read().map_err(|e| self.err(e))
+        let (restored, orphans) = read().map_err(|e| self.err(e))?;
+        if !orphans.is_empty() {
+            self.write(|_, tasks| {
+                for k in &orphans {
+                    tasks.remove(k.as_str())?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(restored)
     }
 }
 
@@ -226,5 +239,12 @@ mod tests {
             vec!["sidecar", "web"]
         );
         assert_eq!(restored[0].tasks["web"], task);
+        drop(db);
+        // The orphaned task of a3 was pruned by the load.
+        let db = StateDb::open(tmp.path()).unwrap();
+        db.put_alloc(&alloc("a3")).unwrap();
+        let restored = db.load().unwrap();
+        let a3 = restored.iter().find(|r| r.alloc.id == "a3").unwrap();
+        assert!(a3.tasks.is_empty());
     }
 }

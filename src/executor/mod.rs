@@ -10,6 +10,7 @@
 //!
 //! - `spec.rs`: launch spec, exit record, control protocol.
 //! - `supervisor.rs`: the supervisor's poll loop.
+//! - `trim.rs`: drops the startup pages of the (large) binary from the resident set.
 //! - `isolation.rs`: the hook where isolating drivers (exec) plug in.
 //! - `client.rs`: the agent's side: launch, requests, re-attach.
 
@@ -17,6 +18,7 @@ pub mod client;
 pub mod isolation;
 pub mod spec;
 pub mod supervisor;
+mod trim;
 
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -135,6 +137,7 @@ pub fn main() -> i32 {
         started_at: sup.started_at(),
     });
     detach_fd(1);
+    trim::drop_startup_pages();
     if let Err(e) = &signals {
         eprintln!("executor: no signal handling: {e}");
     }

@@ -130,11 +130,17 @@ fn spawn_task(spec: &LaunchSpec) -> io::Result<Child> {
     if let Some(uid) = spec.uid {
         cmd.uid(uid);
     }
-    // The supervisor blocks the signals it reads from its signalfd; the task must not
-    // inherit that mask.
+    // The supervisor blocks the signals it reads from its signalfd, and whoever started the
+    // agent may have ignored some (`nohup`: SIGHUP; a shell's `&`: SIGINT): the task starts
+    // with default dispositions and an empty mask.
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
+            for sig in 1..32 {
+                if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+            }
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             if libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut()) != 0 {

@@ -13,6 +13,7 @@ pub mod logging;
 pub mod mock;
 pub mod raw_exec;
 mod signals;
+pub mod supervised;
 mod task_store;
 #[cfg(test)]
 pub(crate) mod testutil;

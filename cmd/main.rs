@@ -163,6 +163,13 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn main() {
+    // The per-task supervisor: dispatched before any CLI parsing to stay small.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == nomad::executor::SUBCOMMAND)
+    {
+        std::process::exit(nomad::executor::main());
+    }
     let args = argv::normalize(std::env::args_os());
     let args = argv::boolean_values(args, &argv::switch_names(&Cli::command()));
     let cli = match Cli::try_parse_from(args) {

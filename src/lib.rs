@@ -7,6 +7,7 @@ pub mod agent;
 pub mod api;
 pub mod client;
 pub mod drivers;
+pub mod executor;
 pub mod http;
 pub mod jobspec;
 pub mod scheduler;

@@ -18,4 +18,5 @@ mod job_ops;
 mod nodes;
 mod operator;
 mod quickstart;
+mod restart_survival;
 mod services;

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::alloc_dir::AllocDir;
 use super::alloc_status::client_update;
+use super::state::{PersistedTask, StateDb};
 use super::task_runner::state::rfc3339;
 use super::task_runner::{events, TaskRunner, TaskRunnerHandle, TaskRunnerParams};
 use crate::api::{now_nanos, Allocation, Node, TaskState, TASK_STATE_DEAD};
@@ -29,6 +30,10 @@ pub struct AllocRunnerParams {
     pub updates: mpsc::UnboundedSender<Allocation>,
     /// Where Nomad-native service registrations go; `None` in unit tests without a server.
     pub services: Option<super::services::ServiceRegistrar>,
+    /// Where the alloc and its tasks are persisted (`None` in dev mode).
+    pub state: Option<Arc<StateDb>>,
+    /// Tasks as an earlier agent process left them (empty for a new alloc).
+    pub restored: BTreeMap<String, PersistedTask>,
 }
 
 #[derive(Debug)]
@@ -93,6 +98,16 @@ impl AllocRunnerHandle {
     }
 }
 
+impl AllocRunnerParams {
+    fn persist_alloc(&self) {
+        if let Some(db) = &self.state {
+            if let Err(e) = db.put_alloc(&self.alloc) {
+                tracing::warn!(alloc_id = %self.alloc.id, error = %e, "failed to persist alloc");
+            }
+        }
+    }
+}
+
 pub struct AllocRunner {
     p: AllocRunnerParams,
     tasks: BTreeMap<String, TaskRunnerHandle>,
@@ -108,6 +123,7 @@ pub struct AllocRunner {
 
 impl AllocRunner {
     pub fn spawn(p: AllocRunnerParams) -> AllocRunnerHandle {
+        p.persist_alloc();
         let (tx, rx) = mpsc::unbounded_channel();
         let alloc_id = p.alloc.id.clone();
         let alloc = p.alloc.clone();
@@ -158,6 +174,8 @@ impl AllocRunner {
                 max_kill_timeout: self.p.max_kill_timeout,
                 state_changed: self.state_changed.clone(),
                 seed,
+                state: self.p.state.clone(),
+                restored: self.p.restored.remove(&task.name),
             });
             self.controls
                 .write()
@@ -284,6 +302,7 @@ impl AllocRunner {
                         }
                         let stop = alloc.server_terminal();
                         self.p.alloc = alloc;
+                        self.p.persist_alloc();
                         if stop {
                             self.kill_all(None);
                         }

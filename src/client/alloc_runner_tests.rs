@@ -70,6 +70,8 @@ fn spawn(alloc: Allocation) -> Harness {
         max_kill_timeout: Duration::from_secs(30),
         updates: tx,
         services: None,
+        state: None,
+        restored: Default::default(),
     });
     Harness {
         handle,

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::alloc_dir::AllocDir;
 use super::alloc_runner::{AllocRunner, AllocRunnerHandle, AllocRunnerParams};
 use super::config::ClientConfig;
+use super::state::{PersistedTask, StateDb};
 use crate::api::{Allocation, Node};
 use crate::drivers::DriverRegistry;
 use crate::server::rpc::{RpcError, ServerRpc};
@@ -38,6 +39,8 @@ pub struct AllocWatcher {
     pub shutdown: CancellationToken,
     /// Live allocs for the client's interactive endpoints.
     pub index: super::control::AllocIndex,
+    /// The client's persisted state: allocs restored from it at start, kept in it after.
+    pub state: Option<Arc<StateDb>>,
 }
 
 /// What about an alloc, when it changes, the runner must hear.
@@ -61,6 +64,7 @@ impl AllocWatcher {
             )),
             ..Default::default()
         };
+        self.restore(&mut state);
         self.watch(&mut state).await;
         let Runners { live, retired, .. } = state;
         live.into_values().chain(retired).collect()
@@ -95,6 +99,50 @@ impl AllocWatcher {
         }
     }
 
+    fn spawn_runner(
+        &self,
+        alloc: Arc<Allocation>,
+        restored: BTreeMap<String, PersistedTask>,
+        services: Option<super::services::ServiceRegistrar>,
+    ) -> AllocRunnerHandle {
+        let handle = AllocRunner::spawn(AllocRunnerParams {
+            alloc_dir: AllocDir::new(self.cfg.alloc_dir(&alloc.id)),
+            alloc,
+            node: self.node.clone(),
+            region: self.cfg.region.clone(),
+            drivers: self.drivers.clone(),
+            max_kill_timeout: self.cfg.max_kill_timeout,
+            updates: self.updates.clone(),
+            state: self.state.clone(),
+            restored,
+            services,
+        });
+        self.index
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(handle.alloc_id.clone(), handle.control());
+        handle
+    }
+
+    /// Runners for every alloc the persisted state holds, before the server is asked:
+    /// their tasks are re-attached (or reported as exited) rather than started again. The
+    /// first answer from the server then updates, stops or drops them like any runner.
+    fn restore(&self, state: &mut Runners) {
+        let Some(db) = &self.state else { return };
+        let restored = match db.load() {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(error = %e, "failed to restore client state");
+                return;
+            }
+        };
+        for r in restored {
+            tracing::info!(alloc_id = %r.alloc.id, tasks = r.tasks.len(), "restoring alloc");
+            let handle = self.spawn_runner(Arc::new(r.alloc), r.tasks, state.services.clone());
+            state.live.insert(handle.alloc_id.clone(), handle);
+        }
+    }
+
     fn apply(&self, state: &mut Runners, allocs: Vec<Allocation>) {
         let runners = &mut state.live;
         let mut seen = std::collections::BTreeSet::new();
@@ -103,21 +151,8 @@ impl AllocWatcher {
             match runners.get_mut(&alloc.id) {
                 None if alloc.terminal() => {}
                 None => {
-                    let alloc = Arc::new(alloc);
-                    let handle = AllocRunner::spawn(AllocRunnerParams {
-                        alloc_dir: AllocDir::new(self.cfg.alloc_dir(&alloc.id)),
-                        alloc,
-                        node: self.node.clone(),
-                        region: self.cfg.region.clone(),
-                        drivers: self.drivers.clone(),
-                        max_kill_timeout: self.cfg.max_kill_timeout,
-                        updates: self.updates.clone(),
-                        services: state.services.clone(),
-                    });
-                    self.index
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(handle.alloc_id.clone(), handle.control());
+                    let handle =
+                        self.spawn_runner(Arc::new(alloc), BTreeMap::new(), state.services.clone());
                     runners.insert(handle.alloc_id.clone(), handle);
                 }
                 Some(r) if version_key(&r.alloc) != version_key(&alloc) => {
@@ -140,6 +175,11 @@ impl AllocWatcher {
                 .remove(&id);
             if let Some(r) = runners.remove(&id) {
                 r.begin_shutdown(true);
+                if let Some(db) = &self.state {
+                    if let Err(e) = db.delete_alloc(&id) {
+                        tracing::warn!(alloc_id = %id, error = %e, "failed to forget alloc");
+                    }
+                }
                 state.retired.push(r);
             }
         }

@@ -504,3 +504,90 @@ async fn allocs_the_server_forgets_are_stopped() {
     );
     client.shutdown(false).await;
 }
+
+/// A non-dev client (state persisted) with raw_exec enabled, on `tmp`.
+async fn start_persistent(tmp: &Path, server: &Arc<FakeServer>) -> ClientHandle {
+    let mut cfg = ClientConfig::new(tmp);
+    cfg.drivers.plugins.insert(
+        "raw_exec".into(),
+        [("enabled".to_string(), json!(true))].into(),
+    );
+    cfg.network_interface = "lo".into();
+    cfg.network_ip = "127.0.0.1".into();
+    cfg.alloc_update_interval = Duration::from_millis(50);
+    let rpc: Arc<dyn ServerRpc> = server.clone();
+    Client::start(cfg, rpc).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_restarted_client_reattaches_to_running_tasks_and_stops_them_when_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = FakeServer::new(Duration::from_secs(30));
+    let client = start_persistent(tmp.path(), &server).await;
+    let script = json!({ "command": "/bin/sh", "args": ["-c", "echo $$ > pid; exec sleep 60"] });
+    let a = alloc(client.node_id(), job("service", "raw_exec", script));
+    server.set_allocs(vec![a.clone()]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&a.id).as_deref() == Some("running")
+        })
+        .await
+    );
+    let pid_file = tmp.path().join("alloc").join(&a.id).join("server/pid");
+    assert!(
+        wait_until(Duration::from_secs(5), || async {
+            std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
+        })
+        .await
+    );
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Not dev mode: shutting down leaves the task to a later client.
+    client.shutdown(false).await;
+    let before = server.updates_for(&a.id).last().cloned().unwrap();
+    let seen = server.updates_for(&a.id).len();
+
+    let client = start_persistent(tmp.path(), &server).await;
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.updates_for(&a.id).len() > seen
+        })
+        .await,
+        "the restored runner reports"
+    );
+    let after = server.updates_for(&a.id).last().cloned().unwrap();
+    assert_eq!(after.client_status, "running");
+    let events = |a: &Allocation| {
+        a.task_states
+            .as_ref()
+            .and_then(|t| t.get("server"))
+            .map(|t| t.events.clone())
+            .unwrap_or_default()
+    };
+    assert!(!events(&before).is_empty());
+    assert_eq!(
+        events(&after),
+        events(&before),
+        "re-attached without new events"
+    );
+    assert_eq!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Ok(())
+    );
+
+    // The server stopped the alloc: the re-attached task is stopped.
+    let mut stopped = a.clone();
+    stopped.desired_status = "stop".into();
+    stopped.alloc_modify_index += 1;
+    server.set_allocs(vec![stopped]);
+    assert!(
+        wait_until(Duration::from_secs(10), || async {
+            server.last_status(&a.id).as_deref() == Some("complete")
+        })
+        .await
+    );
+    client.shutdown(true).await;
+}

@@ -20,6 +20,7 @@ pub mod host_stats;
 pub mod network;
 pub mod node_meta;
 pub mod services;
+pub mod state;
 pub mod task_runner;
 pub mod taskenv;
 
@@ -40,6 +41,8 @@ pub use config::{ClientConfig, ReservedResources};
 pub enum ClientError {
     #[error(transparent)]
     Fingerprint(#[from] fingerprint::FingerprintError),
+    #[error(transparent)]
+    State(#[from] state::StateError),
     #[error("failed to create client directory {path}: {source}")]
     DataDir {
         path: String,
@@ -78,6 +81,12 @@ impl Client {
         let mut cfg = cfg;
         (cfg.network_interface, cfg.network_ip) =
             network::resolve(&cfg.network_interface, &cfg.network_ip);
+        // Dev agents keep nothing: their tasks are stopped with them.
+        let state = if cfg.dev_mode {
+            None
+        } else {
+            Some(Arc::new(state::StateDb::open(&cfg.state_dir())?))
+        };
         let drivers = DriverRegistry::from_config(&cfg.drivers);
         let node = fingerprint::fingerprint(&cfg, &drivers).await?;
         let (meta, node) = node_meta::NodeMeta::load(cfg.state_dir(), node, rpc.clone());
@@ -96,6 +105,7 @@ impl Client {
             drivers,
             shutdown: shutdown.clone(),
             stop_tasks: stop_tasks.clone(),
+            state,
         }));
         Ok(ClientHandle {
             node,
@@ -119,6 +129,7 @@ struct Parts {
     drivers: DriverRegistry,
     shutdown: CancellationToken,
     stop_tasks: Arc<AtomicBool>,
+    state: Option<Arc<state::StateDb>>,
 }
 
 async fn run(p: Parts) {
@@ -131,6 +142,7 @@ async fn run(p: Parts) {
         drivers,
         shutdown,
         stop_tasks,
+        state,
     } = p;
     let Some(reg) = heartbeat::register(rpc.as_ref(), &node, &shutdown).await else {
         return;
@@ -161,6 +173,7 @@ async fn run(p: Parts) {
         updates: tx,
         shutdown,
         index,
+        state,
     }
     .run()
     .await;

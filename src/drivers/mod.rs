@@ -19,6 +19,7 @@ mod mock_exec;
 pub mod raw_exec;
 mod signals;
 pub mod stats;
+pub mod supervised;
 mod task_store;
 #[cfg(test)]
 pub(crate) mod testutil;
@@ -67,6 +68,9 @@ pub enum DriverError {
     /// The driver does not offer this operation (exec, stats).
     #[error("{0} not supported by this driver")]
     Unsupported(&'static str),
+    /// The task of a handle from an earlier agent process cannot be re-attached.
+    #[error("failed to recover task: {0}")]
+    Recover(String),
 }
 
 impl DriverError {
@@ -345,6 +349,16 @@ pub trait Driver: Send + Sync + 'static {
     /// One resource usage sample of the task (Nomad's `TaskStats`).
     async fn stats(&self, _handle: &TaskHandle) -> Result<stats::TaskResourceUsage, DriverError> {
         Err(DriverError::Unsupported("stats"))
+    }
+    /// Re-attaches to a task an earlier agent process started, from its handle (Nomad's
+    /// `RecoverTask`). After `Ok`, `wait` reports its exit, also one that happened while
+    /// the agent was down. Drivers whose tasks cannot outlive the agent keep this default.
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        Err(DriverError::Recover(format!(
+            "driver {} cannot recover task {}",
+            self.name(),
+            handle.id()
+        )))
     }
 }
 

@@ -232,3 +232,49 @@ async fn unknown_kill_signal_falls_back_to_sigint() {
     assert_eq!(d.wait(&h).await.unwrap().signal, 2);
     d.destroy(&h, false).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_new_driver_recovers_running_and_exited_tasks_from_their_handles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = RawExecDriver::new(true);
+    let running = first
+        .start(task_config(
+            tmp.path(),
+            "long",
+            sh("echo up; exec sleep 30"),
+        ))
+        .await
+        .unwrap();
+    let exited = first
+        .start(task_config(tmp.path(), "short", sh("exit 4")))
+        .await
+        .unwrap();
+    assert_eq!(first.wait(&exited).await.unwrap().exit_code, 4);
+    // The agent goes away: the driver (and everything it tracked in memory) is dropped.
+    drop(first);
+
+    let second = RawExecDriver::new(true);
+    second.recover(&running).await.unwrap();
+    second.recover(&exited).await.unwrap();
+    let status = second.inspect(&running).await.unwrap();
+    assert_eq!(status.state, crate::drivers::TaskRunState::Running);
+    assert_eq!(
+        status.driver_attributes["pid"],
+        running.driver_state["pid"].to_string()
+    );
+    let res = second.wait(&exited).await.unwrap();
+    assert_eq!(res.exit_code, 4, "exit status read from the record");
+    second
+        .stop(&running, "SIGTERM", Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(second.wait(&running).await.unwrap().signal, 15);
+    second.destroy(&running, false).await.unwrap();
+    second.destroy(&exited, false).await.unwrap();
+
+    let mut gone = exited.clone();
+    gone.config.id = "alloc1/short/other-attempt".into();
+    gone.driver_state["supervisor_pid"] = serde_json::json!(0);
+    let err = second.recover(&gone).await.unwrap_err();
+    assert!(matches!(err, DriverError::Recover(_)), "{err}");
+}

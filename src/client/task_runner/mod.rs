@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::alloc_dir::AllocDir;
+use super::state::{PersistedTask, StateDb};
 use super::taskenv::{EnvInputs, TaskEnv};
 use crate::api::{
     now_nanos, Allocation, Node, RestartPolicy, Task, TaskEvent, TaskState, HOUR, MINUTE,
@@ -79,6 +80,10 @@ pub struct TaskRunnerParams {
     /// Poked after every published state change; the alloc runner listens.
     pub state_changed: Arc<Notify>,
     pub seed: u64,
+    /// Where every state change is persisted (`None`: nowhere, as in dev mode).
+    pub state: Option<Arc<StateDb>>,
+    /// The task as an earlier agent process left it: re-attach instead of starting.
+    pub restored: Option<PersistedTask>,
 }
 
 #[derive(Debug)]
@@ -182,7 +187,11 @@ impl TaskRunner {
         let policy = restart_policy_for(&p.alloc, &p.task);
         let batch = p.alloc.job.as_deref().is_some_and(|j| j.is_batch());
         let now = now_nanos();
-        let machine = TaskMachine::new(RestartTracker::new(policy, batch, now, p.seed), now);
+        let tracker = RestartTracker::new(policy, batch, now, p.seed);
+        let machine = match &p.restored {
+            Some(r) => TaskMachine::restore(tracker, r.state.clone()),
+            None => TaskMachine::new(tracker, now),
+        };
         let (state_tx, state_rx) = watch::channel(machine.state.clone());
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let name = p.task.name.clone();
@@ -210,6 +219,15 @@ impl TaskRunner {
     }
 
     fn publish(&self) {
+        if let Some(db) = &self.p.state {
+            let persisted = PersistedTask {
+                state: self.machine.state.clone(),
+                handle: self.handle.clone(),
+            };
+            if let Err(e) = db.put_task(&self.p.alloc.id, &self.p.task.name, &persisted) {
+                tracing::warn!(task = %self.p.task.name, error = %e, "failed to persist task state");
+            }
+        }
         self.state_tx.send_replace(self.machine.state.clone());
         self.p.state_changed.notify_one();
     }
@@ -415,7 +433,10 @@ impl TaskRunner {
         let mut queue = VecDeque::new();
         let mut wait: Option<WaitFuture> = None;
         let mut restart_at: Option<Instant> = None;
-        self.step(Event::Begin, &mut queue);
+        match self.p.restored.take() {
+            None => self.step(Event::Begin, &mut queue),
+            Some(r) => wait = self.restore(r, &mut queue).await,
+        }
         loop {
             while let Some(action) = queue.pop_front() {
                 match action {
@@ -485,6 +506,56 @@ impl TaskRunner {
                 }
             }
         }
+    }
+
+    /// Picks up a task an earlier agent process left: re-attach to a running one (no new
+    /// events: its state is unchanged), report one that exited meanwhile through the usual
+    /// exit path (its real exit status, then the restart policy), resume a pending restart.
+    async fn restore(
+        &mut self,
+        r: PersistedTask,
+        queue: &mut VecDeque<Action>,
+    ) -> Option<WaitFuture> {
+        use state::Phase;
+        match self.machine.phase {
+            Phase::Dead => queue.push_back(Action::Finish),
+            Phase::RestartWait => queue.push_back(Action::ScheduleRestart(Duration::ZERO)),
+            Phase::Pending => self.step(Event::Begin, queue),
+            Phase::Running | Phase::Starting | Phase::Killing | Phase::Restarting => {
+                let recovered = match (r.handle, self.p.driver.clone()) {
+                    (Some(h), Some(d)) => d
+                        .recover(&h)
+                        .await
+                        .map(|_| (h, d))
+                        .map_err(|e| e.to_string()),
+                    (None, _) => {
+                        Err("no driver handle was recorded for the running task".to_string())
+                    }
+                    (Some(_), None) => {
+                        Err(format!("driver {:?} is not available", self.p.task.driver))
+                    }
+                };
+                match recovered {
+                    Ok((h, d)) => {
+                        tracing::info!(alloc_id = %self.p.alloc.id, task = %self.p.task.name, "re-attached to task");
+                        let wait_on = h.clone();
+                        self.set_handle(Some(h));
+                        self.publish();
+                        return Some(async move { d.wait(&wait_on).await }.boxed());
+                    }
+                    Err(e) => {
+                        tracing::warn!(task = %self.p.task.name, error = %e, "failed to recover task");
+                        let result = ExitResult {
+                            exit_code: 0,
+                            err: Some(format!("failed to recover task: {e}")),
+                            ..Default::default()
+                        };
+                        self.step(Event::Exited(result), queue);
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// An in-place update (new job version, same task): later starts use the new task

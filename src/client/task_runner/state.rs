@@ -133,6 +133,30 @@ impl TaskMachine {
         m
     }
 
+    /// A task restored from the client state after an agent restart: its state as last
+    /// persisted, in the phase that state implies. A task that was waiting to restart
+    /// resumes in `RestartWait`; one never started begins from `Pending`.
+    pub fn restore(tracker: RestartTracker, state: TaskState) -> Self {
+        let phase = match state.state.as_str() {
+            TASK_STATE_DEAD => Phase::Dead,
+            TASK_STATE_RUNNING => Phase::Running,
+            _ if state
+                .events
+                .last()
+                .is_some_and(|e| e.r#type == crate::api::TASK_RESTARTING) =>
+            {
+                Phase::RestartWait
+            }
+            _ => Phase::Pending,
+        };
+        TaskMachine {
+            phase,
+            state,
+            tracker,
+            kill_pending: None,
+        }
+    }
+
     pub fn is_dead(&self) -> bool {
         self.phase == Phase::Dead
     }

@@ -1,0 +1,141 @@
+//! Tasks survive the agent: `kill -9` the agent, start it again on the same data dir, and
+//! the task (same PID) is still running under its executor with its alloc unchanged; a task
+//! that died while the agent was down is reported dead with its real exit code.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+const JOB: &str = r#"job "survivor" {
+  group "g" {
+    restart {
+      attempts = 0
+      mode     = "fail"
+    }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "sleeper" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "echo $$ > ${NOMAD_TASK_DIR}/pid; exec sleep 600"]
+      }
+      resources {
+        cpu    = 20
+        memory = 16
+      }
+    }
+  }
+}
+"#;
+
+fn alive(pid: i32) -> bool {
+    // A zombie counts as dead.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn event_types(alloc: &Value) -> Vec<String> {
+    alloc["TaskStates"]["sleeper"]["Events"]
+        .as_array()
+        .map(|evs| {
+            evs.iter()
+                .filter_map(|e| e["Type"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn reattached(agent: &Agent) -> usize {
+    agent.log().matches("re-attached to task").count()
+}
+
+#[test]
+fn tasks_keep_running_across_agent_kill_9_and_exits_meanwhile_are_reported() {
+    let mut agent = Agent::start(AgentOpts {
+        dev: false,
+        data_dir: true,
+        ..Default::default()
+    });
+    let path = agent.path("survivor.nomad.hcl");
+    std::fs::write(&path, JOB).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("survivor", "alloc running", |a| {
+        a["ClientStatus"] == "running"
+    });
+    let alloc_id = alloc["ID"].as_str().expect("alloc id").to_string();
+    let pid_file = agent
+        .path("data/alloc")
+        .join(&alloc_id)
+        .join("sleeper/local/pid");
+    let pid: i32 = wait_until(Duration::from_secs(10), "task pid file", || {
+        std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok()
+    });
+    assert!(alive(pid));
+    let before = agent.get(&format!("/v1/allocation/{alloc_id}"));
+
+    // 1. The agent crashes and comes back: the task is untouched and re-attached.
+    agent.restart();
+    wait_until(Duration::from_secs(20), "task re-attached", || {
+        (reattached(&agent) == 1).then_some(())
+    });
+    assert!(alive(pid), "task {pid} survived the agent");
+    let after = agent.get(&format!("/v1/allocation/{alloc_id}"));
+    assert_eq!(after["ClientStatus"], "running");
+    assert_eq!(after["TaskStates"]["sleeper"]["State"], "running");
+    assert_eq!(after["TaskStates"]["sleeper"]["Restarts"], 0);
+    assert_eq!(
+        event_types(&after),
+        event_types(&before),
+        "no new task events"
+    );
+    assert_eq!(
+        after["TaskStates"]["sleeper"]["StartedAt"],
+        before["TaskStates"]["sleeper"]["StartedAt"]
+    );
+
+    // 2. The task dies while the agent is down: reported dead with its exit code.
+    agent.kill9();
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    wait_until(Duration::from_secs(10), "task gone", || {
+        (!alive(pid)).then_some(())
+    });
+    agent.restart();
+    let dead = agent.wait_alloc("survivor", "task reported dead", |a| {
+        a["ID"] == alloc_id.as_str() && a["TaskStates"]["sleeper"]["State"] == "dead"
+    });
+    let dead = agent.get(&format!(
+        "/v1/allocation/{}",
+        dead["ID"].as_str().expect("id")
+    ));
+    assert_eq!(dead["ClientStatus"], "failed", "{dead}");
+    let events = dead["TaskStates"]["sleeper"]["Events"]
+        .as_array()
+        .expect("events")
+        .clone();
+    let terminated = events
+        .iter()
+        .find(|e| e["Type"] == "Terminated")
+        .unwrap_or_else(|| panic!("a Terminated event: {events:?}"));
+    assert_eq!(terminated["ExitCode"], 137, "{terminated}");
+    assert_eq!(terminated["Signal"], 9);
+    assert_eq!(terminated["Details"]["exit_code"], "137");
+    assert_eq!(
+        events.last().map(|e| e["Type"].clone()),
+        Some(Value::from("Not Restarting")),
+        "restart policy applied: {events:?}"
+    );
+}

@@ -112,6 +112,7 @@ mod blocks2;
 mod connect;
 mod corpus;
 mod defaults;
+mod dynamic;
 mod format;
 mod parse;
 mod validation;

@@ -367,6 +367,7 @@ fn decode_task(
     let mut task = Task {
         name: Decoder::label(b),
         driver: dec.string(c.attr("driver")).unwrap_or_default(),
+        kind: dec.string(c.attr("kind")).unwrap_or_default(),
         user: dec.string(c.attr("user")).unwrap_or_default(),
         config,
         env: dec.string_map(&c, "env"),

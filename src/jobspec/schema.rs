@@ -83,6 +83,7 @@ pub const GROUP_SCHEMA: Schema = Schema {
 pub const TASK_SCHEMA: Schema = Schema {
     attrs: &[
         "driver",
+        "kind",
         "user",
         "kill_timeout",
         "kill_signal",

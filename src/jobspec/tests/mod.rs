@@ -115,5 +115,6 @@ mod defaults;
 mod dynamic;
 mod format;
 mod parse;
+mod task_kind;
 mod validation;
 mod validation_blocks;

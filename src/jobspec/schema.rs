@@ -116,7 +116,7 @@ pub const TASK_SCHEMA: Schema = Schema {
         ("action", &["name"]),
         ("schedule", &[]),
     ],
-    pending: &["kind"],
+    pending: &[],
 };
 
 pub const CONSTRAINT_SCHEMA: Schema = Schema {

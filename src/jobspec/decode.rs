@@ -8,6 +8,7 @@ use crate::api::{Constraint, Job, NetworkResource, Task, TaskGroup, JOB_TYPE_SER
 use super::blocks;
 use super::body::{block_def_span, Content, Decoder};
 use super::diag::{Diagnostic, SourceMap};
+use super::dynamic;
 use super::eval::EvalContext;
 use super::job_blocks::{self, Inherited};
 use super::paths;
@@ -52,7 +53,10 @@ pub fn decode(
         );
     }
     let job = match jobs.first() {
-        Some(b) => decode_job(&mut dec, b),
+        Some(b) => {
+            let b = dynamic::expand(&mut dec, b);
+            decode_job(&mut dec, &b)
+        }
         None => {
             dec.diags.push(Diagnostic {
                 summary: "Missing job block".to_string(),
@@ -363,6 +367,7 @@ fn decode_task(
     let mut task = Task {
         name: Decoder::label(b),
         driver: dec.string(c.attr("driver")).unwrap_or_default(),
+        kind: dec.string(c.attr("kind")).unwrap_or_default(),
         user: dec.string(c.attr("user")).unwrap_or_default(),
         config,
         env: dec.string_map(&c, "env"),

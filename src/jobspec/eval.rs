@@ -43,6 +43,14 @@ impl<'a> EvalContext<'a> {
         }
     }
 
+    /// Binds `name` for the rest of the parse: a `dynamic` block's iterator (`dynamic.rs`).
+    pub(super) fn bind_iterator(&mut self, name: String, value: Value) {
+        if self.scopes.is_empty() {
+            self.scopes.push(BTreeMap::new());
+        }
+        self.scopes[0].insert(name, value);
+    }
+
     pub(super) fn err(
         &self,
         summary: &str,

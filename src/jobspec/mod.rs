@@ -30,6 +30,7 @@ mod canonicalize;
 mod canonicalize_blocks;
 mod decode;
 pub mod diag;
+mod dynamic;
 pub use crate::api::duration;
 mod eval;
 mod format;

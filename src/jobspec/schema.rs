@@ -83,6 +83,7 @@ pub const GROUP_SCHEMA: Schema = Schema {
 pub const TASK_SCHEMA: Schema = Schema {
     attrs: &[
         "driver",
+        "kind",
         "user",
         "kill_timeout",
         "kill_signal",
@@ -115,7 +116,7 @@ pub const TASK_SCHEMA: Schema = Schema {
         ("action", &["name"]),
         ("schedule", &[]),
     ],
-    pending: &["kind"],
+    pending: &[],
 };
 
 pub const CONSTRAINT_SCHEMA: Schema = Schema {

@@ -122,6 +122,10 @@ static TABLE: &[(&str, Spec)] = &[
         "replace",
         spec!(["str", "substr", "replace"], None, |_, a| replace(a)),
     ),
+    (
+        "regex_replace",
+        spec!(["str", "substr", "replace"], None, |_, a| regex_replace(a)),
+    ),
     ("split", spec!(["separator", "str"], None, |_, a| split(a))),
     (
         "strlen",

@@ -470,3 +470,20 @@ fn function_errors_in_a_job_carry_the_job_file_position() {
         "{err}"
     );
 }
+
+#[test]
+fn regex_replace_expands_capture_groups() {
+    check(&[
+        (
+            r#"regex_replace("hello world", "o(.)", "0$1")"#,
+            json!("hell0 w0rld"),
+        ),
+        (
+            r#"regex_replace("v1.2.3", "^v(?P<major>\\d+).*", "${major}")"#,
+            json!("1"),
+        ),
+        (r#"regex_replace("aaa", "b", "c")"#, json!("aaa")),
+    ]);
+    let err = eval(r#"regex_replace("a", "(", "b")"#).expect_err("bad pattern");
+    assert!(err.contains("error parsing regexp"), "{err}");
+}

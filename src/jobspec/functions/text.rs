@@ -147,3 +147,14 @@ pub(super) fn substr(a: &[Value]) -> FnResult {
     };
     Ok(s(chars[off as usize..end as usize].iter().collect()))
 }
+
+/// go-cty's regex_replace: every match of the pattern `substr` in `str` replaced by
+/// `replace`, where `$1` / `${name}` expand to capture groups (Go's ReplaceAllString).
+pub(super) fn regex_replace(a: &[Value]) -> FnResult {
+    let st = str_arg(a, 0, "str")?;
+    let pat = str_arg(a, 1, "substr")?;
+    let rep = str_arg(a, 2, "replace")?;
+    let re =
+        regex::Regex::new(&pat).map_err(|e| FnError::Call(format!("error parsing regexp: {e}")))?;
+    Ok(s(re.replace_all(&st, rep.as_str()).into_owned()))
+}

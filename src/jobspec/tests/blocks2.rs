@@ -337,15 +337,6 @@ fn unknown_arguments_keep_did_you_mean() {
     );
 }
 
-#[test]
-fn kind_is_still_pending() {
-    let err = parse_err(&one_task("      kind = \"x\""));
-    assert!(
-        err.contains("\"kind\" is valid in Nomad but not supported by this version"),
-        "{err}"
-    );
-}
-
 const NET: &str = r#"job "a" {
   group "g" {
     network {

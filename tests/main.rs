@@ -9,4 +9,5 @@ mod deployments;
 mod docker;
 mod durability;
 mod examples;
+mod job_output;
 mod quickstart;

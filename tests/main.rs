@@ -15,6 +15,7 @@ mod gc;
 mod host_volumes;
 mod interact;
 mod job_ops;
+mod job_output;
 mod nodes;
 mod operator;
 mod quickstart;

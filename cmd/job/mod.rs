@@ -117,9 +117,36 @@ impl JobFileArgs {
         jobspec::parse_file(path, &vars).map_err(anyhow::Error::from)
     }
 
+    /// Like `load`, also returning what an HCL file set (`None` for `-json` jobs, which are
+    /// already in the api's shape), for `nomad job run -output`.
+    pub fn load_recording(&self, path: &Path) -> anyhow::Result<(Job, Option<jobspec::Presence>)> {
+        if path == Path::new("-") {
+            return self.with_stdin_file(|tmp| self.load_recording(tmp));
+        }
+        if self.json {
+            return self.load(path).map(|job| (job, None));
+        }
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(anyhow!(
+                "Error getting jobfile from {:?}: {e}",
+                path.display().to_string()
+            ));
+        }
+        let vars = self.variables()?;
+        let (job, presence) = jobspec::parse_file_recording(path, &vars)?;
+        Ok((job, Some(presence)))
+    }
+
     /// `-` reads the job from stdin. The parser takes a path, so the text goes through a
     /// private temporary file that is removed afterwards.
     fn load_stdin(&self) -> anyhow::Result<Job> {
+        self.with_stdin_file(|tmp| self.load(tmp))
+    }
+
+    fn with_stdin_file<T>(
+        &self,
+        load: impl FnOnce(&Path) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
         use std::io::Read as _;
         let mut text = String::new();
         std::io::stdin()
@@ -128,7 +155,7 @@ impl JobFileArgs {
         let ext = if self.json { "json" } else { "nomad.hcl" };
         let tmp = std::env::temp_dir().join(format!("nomad-stdin-{}.{ext}", std::process::id()));
         std::fs::write(&tmp, text).map_err(|e| anyhow!("Error reading stdin: {e}"))?;
-        let job = self.load(&tmp);
+        let job = load(&tmp);
         let _ = std::fs::remove_file(&tmp);
         job
     }

@@ -41,9 +41,9 @@ struct JobWrapper<'a> {
 
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
-    let job = args
+    let (job, presence) = args
         .file
-        .load(&args.path)
+        .load_recording(&args.path)
         .map_err(|e| anyhow!("Error getting job struct: {e:#}"))?;
 
     let mut client = g.client()?;
@@ -55,8 +55,14 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     }
 
     if args.output {
-        let text =
-            output::json_pretty(&JobWrapper { job: &job }).context("Error converting job")?;
+        // Nomad prints its api Job as parsed, before any defaults (`-json` jobs are read
+        // into that shape already).
+        let text = match &presence {
+            Some(presence) => nomad::jobspec::run_output(&job, presence),
+            None => {
+                output::json_pretty(&JobWrapper { job: &job }).context("Error converting job")?
+            }
+        };
         output::out(text)?;
         return Ok(0);
     }

@@ -332,12 +332,17 @@ async fn parse_inner(req: &Req, body: &Bytes) -> Result<Response, HttpError> {
     }
     let vars = var_file_pairs(&args.variables)
         .map_err(|e| HttpError::BadRequest(format!("Failed to parse job: {e}")))?;
-    let mut job = crate::jobspec::parse_str(&args.job_hcl, "input.hcl", &vars)
+    let (job, presence) = crate::jobspec::parse_str_recording(&args.job_hcl, "input.hcl", &vars)
         .map_err(|e| HttpError::BadRequest(format!("Failed to parse job: {e}")))?;
-    if args.canonicalize {
-        crate::jobspec::canonicalize(&mut job);
-    }
-    Ok(json(&job, req.pretty(), None))
+    // Nomad answers its api Job: as parsed, or after the api's Canonicalize.
+    let body = if args.canonicalize {
+        let mut canonical = job.clone();
+        crate::jobspec::canonicalize(&mut canonical);
+        crate::jobspec::api_canonical(&job, &canonical, &presence)
+    } else {
+        crate::jobspec::uncanonicalized(&job, &presence)
+    };
+    Ok(json(&body.to_value(), req.pretty(), None))
 }
 
 /// A variables file's `name = value` attributes as `-var`-style pairs: strings as they are,

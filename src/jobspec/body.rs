@@ -49,6 +49,8 @@ impl<'b> Content<'b> {
 pub struct Decoder<'a> {
     pub ctx: EvalContext<'a>,
     pub diags: Vec<Diagnostic>,
+    /// What the file set, when the caller wants the job as Nomad's api structs print it.
+    pub presence: super::presence::Presence,
 }
 
 /// The block header (type and labels), hcl's DefRange.
@@ -68,6 +70,7 @@ impl<'a> Decoder<'a> {
         Decoder {
             ctx,
             diags: Vec::new(),
+            presence: super::presence::Presence::default(),
         }
     }
 
@@ -121,6 +124,11 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
+        self.presence.record(
+            body,
+            content.attrs.keys().map(String::as_str),
+            content.blocks.iter().copied(),
+        );
         content
     }
 

@@ -13,6 +13,7 @@ use super::eval::EvalContext;
 use super::job_blocks::{self, Inherited};
 use super::paths;
 use super::policies::*;
+use super::presence::Presence;
 use super::resources::network;
 use super::schema::*;
 use super::services::decode_services;
@@ -26,6 +27,18 @@ pub fn decode(
     env: &[(String, String)],
     allow_fs: bool,
 ) -> Result<Job, Vec<Diagnostic>> {
+    decode_recording(src, filename, vars, env, allow_fs, Presence::default()).map(|(job, _)| job)
+}
+
+/// `decode`, also returning what the file set when `presence` is recording.
+pub fn decode_recording(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+    env: &[(String, String)],
+    allow_fs: bool,
+    presence: Presence,
+) -> Result<(Job, Presence), Vec<Diagnostic>> {
     let map = SourceMap::new(filename, src);
     let body = match hcl_edit::parser::parse_body(src) {
         Ok(b) => b,
@@ -34,6 +47,7 @@ pub fn decode(
     let mut ctx = EvalContext::new(&map);
     ctx.allow_fs = allow_fs;
     let mut dec = Decoder::new(ctx);
+    dec.presence = presence;
     let top = dec.content(&body, &TOP_SCHEMA);
     variables::load(&mut dec, &top, vars, env);
     // Like jobspec2, stop before the job when variables are broken: the job would only
@@ -54,8 +68,9 @@ pub fn decode(
     }
     let job = match jobs.first() {
         Some(b) => {
-            let b = dynamic::expand(&mut dec, b);
-            decode_job(&mut dec, &b)
+            let expanded = dynamic::expand(&mut dec, b);
+            dec.presence.alias(&b.body, &expanded.body);
+            decode_job(&mut dec, &expanded)
         }
         None => {
             dec.diags.push(Diagnostic {
@@ -67,7 +82,7 @@ pub fn decode(
         }
     };
     if dec.diags.is_empty() {
-        Ok(job)
+        Ok((job, dec.presence))
     } else {
         Err(sorted(paths::annotate(&body, &map, dec.diags)))
     }
@@ -199,6 +214,7 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         migrate: dec.single(&c, "migrate").map(|b| migrate(dec, b)),
         inherited,
     };
+    keep_job_policies(dec, &c, &policies);
     job.update = policies.update.as_ref().map(|p| {
         let mut u = default_update();
         p.apply(&mut u);
@@ -224,6 +240,21 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         job.task_groups.push(tg);
     }
     job
+}
+
+/// The job-level reschedule/migrate blocks as decoded: `api::Job` has them only merged
+/// into its groups, but Nomad's api Job prints them on the job.
+fn keep_job_policies(dec: &mut Decoder, c: &Content, jp: &JobPolicies) {
+    if let (Some(b), Some(p)) = (c.blocks("reschedule").first(), &jp.reschedule) {
+        let mut r = default_reschedule(&jp.job_type);
+        p.apply(&mut r);
+        dec.presence.keep_value(&b.body, blocks::to_json(&r));
+    }
+    if let (Some(b), Some(p)) = (c.blocks("migrate").first(), &jp.migrate) {
+        let mut m = default_migrate();
+        p.apply(&mut m);
+        dec.presence.keep_value(&b.body, blocks::to_json(&m));
+    }
 }
 
 /// Job-level reschedule/migrate blocks for a group that has none of its own.

@@ -37,8 +37,12 @@ mod format;
 mod functions;
 mod init;
 mod job_blocks;
+mod output;
+mod output_fields;
+mod output_write;
 mod paths;
 mod policies;
+mod presence;
 mod resources;
 mod schema;
 mod schema_blocks;
@@ -51,6 +55,8 @@ mod validate_policies;
 mod variables;
 
 #[cfg(test)]
+mod output_tests;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;
@@ -62,6 +68,8 @@ pub use canonicalize::{canonicalize, DEFAULT_KILL_TIMEOUT};
 pub use diag::{Diagnostic, Pos, SourceRange};
 pub use format::format;
 pub use init::init_job;
+pub use output::{api_canonical, run_output, uncanonicalized, GoJson};
+pub use presence::Presence;
 pub use validate::{
     format_multierror, format_warnings, validate, ValidationError, JOB_MAX_PRIORITY,
     JOB_MIN_PRIORITY,
@@ -110,6 +118,39 @@ pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, Jobspec
         filename,
         diagnostics,
     })
+}
+
+/// `parse_file`, also returning what the file set, for printing the job as Nomad's api
+/// structs hold it before canonicalization (`run_output`, `uncanonicalized`).
+pub fn parse_file_recording(
+    path: &Path,
+    vars: &[(String, String)],
+) -> Result<(Job, Presence), JobspecError> {
+    let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let filename = path.display().to_string();
+    decode::decode_recording(&src, &filename, vars, &[], true, Presence::recording()).map_err(
+        |diagnostics| JobspecError::Parse {
+            filename,
+            diagnostics,
+        },
+    )
+}
+
+/// `parse_str`, also returning what the text set (see `parse_file_recording`).
+pub fn parse_str_recording(
+    src: &str,
+    filename: &str,
+    vars: &[(String, String)],
+) -> Result<(Job, Presence), JobspecError> {
+    decode::decode_recording(src, filename, vars, &[], false, Presence::recording()).map_err(
+        |diagnostics| JobspecError::Parse {
+            filename: filename.to_string(),
+            diagnostics,
+        },
+    )
 }
 
 /// Parses jobspec source text; `filename` is used in error positions. The filesystem

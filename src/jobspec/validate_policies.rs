@@ -396,10 +396,15 @@ fn constraint_attribute_error(target: &str) -> Option<String> {
 
 /// go-version / Nomad semver constraint syntax: comma-separated `[op] version` terms.
 fn version_constraint_ok(s: &str) -> bool {
-    let re = regex::Regex::new(
-        r"^\s*(=|!=|>=|<=|>|<|~>)?\s*v?[0-9]+(\.[0-9]+)*(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$",
+    // Compiled once: building it per constraint was most of `validate`'s time.
+    static TERM: std::sync::LazyLock<Result<regex::Regex, regex::Error>> = std::sync::LazyLock::new(
+        || {
+            regex::Regex::new(
+                r"^\s*(=|!=|>=|<=|>|<|~>)?\s*v?[0-9]+(\.[0-9]+)*(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*$",
+            )
+        },
     );
-    match re {
+    match &*TERM {
         Ok(re) => !s.trim().is_empty() && s.split(',').all(|t| re.is_match(t)),
         Err(_) => false,
     }

@@ -45,8 +45,10 @@ fn run(spec: LaunchSpec) -> (i32, std::thread::JoinHandle<spec::ExitRecord>) {
 #[tokio::test]
 async fn status_stop_and_wait_over_the_socket() {
     let tmp = tempfile::tempdir().unwrap();
-    let (pid, thread) = run(spec(tmp.path(), "echo started; exec sleep 30", 1 << 20));
+    let (pid, thread) = run(spec(tmp.path(), "echo ready; exec sleep 30", 1 << 20));
     let sock = spec::socket_path(tmp.path());
+    // Stop only once the task has run its first line, so its output is deterministic.
+    assert!(ready(tmp.path()).await, "task started");
 
     let status = request(&sock, &Request::Status).await.unwrap();
     assert_eq!(status.pid, pid);
@@ -80,7 +82,7 @@ async fn status_stop_and_wait_over_the_socket() {
     assert_eq!(spec::read_exit(tmp.path(), "another/attempt"), None);
     assert!(!sock.exists(), "socket removed at exit");
     let out = std::fs::read_to_string(tmp.path().join("logs/web.stdout.0")).unwrap();
-    assert_eq!(out, "started\n");
+    assert_eq!(out, "ready\n");
 }
 
 #[tokio::test]

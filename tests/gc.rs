@@ -60,10 +60,45 @@ fn system_gc_removes_a_finished_batch_job_and_eval_list_pages() {
     // The broker runs, so deleting is refused with Nomad's reason.
     let del = agent.nomad(&["eval", "delete", &eval_id]);
     assert_exit(&del, 1);
+    assert_eq!(stderr(&del).trim(), "Eval broker is not paused");
     assert!(
-        stderr(&del).contains("eval broker is enabled; eval broker must be paused to delete evals"),
+        stdout(&del).contains("nomad operator scheduler set-config -pause-eval-broker=true"),
         "{}",
-        stderr(&del)
+        stdout(&del)
+    );
+    // The server refuses too, for API clients that skip the check.
+    let (code, body) = http(
+        "DELETE",
+        &format!("{}/v1/evaluations", agent.addr()),
+        Some(&format!("{{\"EvalIDs\":[\"{eval_id}\"]}}")),
+    )
+    .expect("delete");
+    assert_eq!(code, 400);
+    assert!(
+        body.contains("eval broker is enabled; eval broker must be paused to delete evals"),
+        "{body}"
+    );
+    // Paused, the eval goes.
+    assert_exit(
+        &agent.nomad(&[
+            "operator",
+            "scheduler",
+            "set-config",
+            "-pause-eval-broker=true",
+        ]),
+        0,
+    );
+    let del = agent.nomad(&["eval", "delete", &eval_id]);
+    assert_exit(&del, 0);
+    assert_eq!(stdout(&del).trim(), "Successfully deleted 1 evaluation");
+    assert_exit(
+        &agent.nomad(&[
+            "operator",
+            "scheduler",
+            "set-config",
+            "-pause-eval-broker=false",
+        ]),
+        0,
     );
 
     let gc = agent.nomad(&["system", "gc"]);

@@ -40,6 +40,21 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         ));
     }
     let client = g.client()?;
+    // As Nomad's CLI: refuse up front, with the way out, while the broker runs.
+    let (config, _): (serde_json::Value, _) = client
+        .query("/v1/operator/scheduler/configuration", None)
+        .await
+        .map_err(|e| anyhow!("Error querying scheduler configuration: {e}"))?;
+    if config["SchedulerConfig"]["PauseEvalBroker"] != serde_json::Value::Bool(true) {
+        output::err("Eval broker is not paused");
+        output::out(
+            "To delete evaluations you must first pause the eval broker by running \"nomad operator scheduler set-config -pause-eval-broker=true\"",
+        )?;
+        output::out(
+            "After the deletion is complete, unpause the eval broker by running \"nomad operator scheduler set-config -pause-eval-broker=false\"",
+        )?;
+        return Ok(1);
+    }
     let evals = meta::evals_by_prefix(&client, &args.evals[0]).await?;
     if evals.len() > 1 {
         return Err(anyhow!(

@@ -19,7 +19,6 @@ use tokio::sync::mpsc;
 
 use super::exec_stream::{ExecInput, ExecOutput, ExecSession};
 use super::raw_exec::lookup_bin;
-use super::ExitResult;
 use super::{DriverError, TaskConfig};
 
 /// After the command exits, how long output still buffered may take to arrive.
@@ -63,7 +62,10 @@ pub async fn exec_on_host(cfg: &TaskConfig, session: ExecSession) -> Result<i32,
 
 fn exit_code(status: io::Result<std::process::ExitStatus>) -> i32 {
     match status {
-        Ok(s) => exit_result_from(s).exit_code,
+        Ok(s) => {
+            use std::os::unix::process::ExitStatusExt as _;
+            s.code().or(s.signal().map(|sig| 128 + sig)).unwrap_or(1)
+        }
         Err(_) => 1,
     }
 }
@@ -296,26 +298,6 @@ async fn run_tty(cmd: Command, mut s: ExecSession) -> io::Result<i32> {
     };
     let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
     Ok(exit_code(status))
-}
-
-/// An exit status as Nomad reports it: the code, or 128 + the signal that killed it.
-pub(crate) fn exit_result_from(status: std::process::ExitStatus) -> ExitResult {
-    use std::os::unix::process::ExitStatusExt as _;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => ExitResult {
-            exit_code: code,
-            ..Default::default()
-        },
-        (None, Some(sig)) => ExitResult {
-            exit_code: 128 + sig,
-            signal: sig,
-            ..Default::default()
-        },
-        (None, None) => ExitResult {
-            exit_code: 1,
-            ..Default::default()
-        },
-    }
 }
 
 #[cfg(test)]

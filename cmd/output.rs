@@ -7,7 +7,7 @@
 //! last, trims cells, and keeps the glue after an empty last cell (`300 MiB  ` in `alloc
 //! status`); comfy-table always pads the last column, so the output would not be byte-equal.
 
-use std::io::Write as _;
+use std::io::{BufRead as _, Write as _};
 
 use chrono::{DateTime, Local, SecondsFormat, TimeZone as _};
 
@@ -301,6 +301,50 @@ pub fn format_warning_list(warnings: &[String]) -> String {
 /// The "<Header> Warnings:" block printed before a job's monitor/validation result.
 pub fn format_warnings(header: &str, warnings: &str) -> String {
     format!("{header} Warnings:\n{warnings}\n")
+}
+
+/// Ask `question` on the terminal, as Nomad's `Ui.Ask` confirmations: `None` to go ahead (an
+/// exact "y"), or `Some(exit code)` after printing why not (`cancel` for an empty or "n..."
+/// answer).
+pub fn confirm(question: &str, cancel: &str) -> anyhow::Result<Option<i32>> {
+    out(question)?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| anyhow::anyhow!("Failed to parse answer: {e}"))?;
+    let (code, message) = judge_answer(answer.trim(), cancel);
+    if let Some(m) = message {
+        out(m)?;
+    }
+    Ok(code)
+}
+
+/// The verdict on a confirmation answer and what to print about it.
+pub fn judge_answer<'a>(answer: &str, cancel: &'a str) -> (Option<i32>, Option<&'a str>) {
+    let lower = answer.to_lowercase();
+    if answer.is_empty() || lower.starts_with('n') {
+        return (Some(0), Some(cancel));
+    }
+    if lower.starts_with('y') && answer.len() > 1 {
+        return (Some(0), Some("For confirmation, an exact ‘y’ is required."));
+    }
+    if answer != "y" {
+        return (
+            Some(1),
+            Some("No confirmation detected. For confirmation, an exact 'y' is required."),
+        );
+    }
+    (None, None)
+}
+
+/// Query options carrying `?filter=` when a `-filter` flag was given.
+pub fn filter_query(filter: Option<&str>) -> nomad::api::client::QueryOptions {
+    let mut q = nomad::api::client::QueryOptions::default();
+    if let Some(f) = filter.filter(|f| !f.is_empty()) {
+        q.params.push(("filter".into(), f.to_string()));
+    }
+    q
 }
 
 #[cfg(test)]

@@ -1335,7 +1335,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__list)
-            opts="-h --address --region --namespace --token --json --verbose --help"
+            opts="-h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1354,6 +1354,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1637,7 +1641,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__list)
-            opts="-h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --help"
+            opts="-h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1672,6 +1676,10 @@ _nomad() {
                     return 0
                     ;;
                 --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4023,7 +4031,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__status)
-            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --help"
+            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4042,6 +4050,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4549,7 +4561,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__service__subcmd__info)
-            opts="-h --address --region --namespace --token --json --verbose --help"
+            opts="-h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4568,6 +4580,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -169,6 +169,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l json -d 'Output the deployments in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -232,7 +233,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
-complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l filter -d 'Delete the evaluations matching this filter expression (not supported yet)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l filter -d 'Delete the evaluations matching this filter expression (see `nomad eval list -filter`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -l yes -d 'Bypass the confirmation prompt'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l address -d 'The address of the Nomad server' -r
@@ -243,6 +244,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l job -d 'Only show evaluations for this job ID' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l status -d 'Only show evaluations with this status' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l filter -d 'Only show evaluations matching this filter expression (e.g. `JobID == "web"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l json -d 'Output the evaluations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -425,6 +427,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l self -d 'Query the status of the local node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single node is being queried'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
@@ -495,6 +498,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_sub
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l json -d 'Output the service registrations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l verbose -d 'Display full information of each registration'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -s h -l help -d 'Print help'

@@ -1,6 +1,6 @@
 //! Core GC and evaluation housekeeping through the real agent: `nomad system gc` removes a
 //! finished batch job with its evals and allocs; `nomad eval list` pages; `nomad eval delete`
-//! refuses while the eval broker runs.
+//! refuses while the eval broker runs; `?filter=` on the list endpoints and `eval delete -filter`.
 
 use std::time::Duration;
 
@@ -174,5 +174,117 @@ fn eval_list_pages_with_next_tokens() {
     assert!(
         text.contains("eval list -per-page 2 -page-token "),
         "{text}"
+    );
+}
+
+/// Percent-encode a query value (the filter expressions have spaces, quotes and brackets).
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn list_filters_and_eval_delete_by_filter() {
+    let agent = Agent::dev();
+    for i in 0..3 {
+        let hcl = BATCH.replace("\"report\"", &format!("\"report{i}\""));
+        let path = agent.path(&format!("r{i}.nomad.hcl"));
+        std::fs::write(&path, hcl).expect("write job");
+        assert_exit(
+            &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+            0,
+        );
+    }
+    wait_until(Duration::from_secs(60), "three dead batch jobs", || {
+        let jobs = agent.get("/v1/jobs");
+        let jobs = jobs.as_array()?;
+        (jobs.len() == 3 && jobs.iter().all(|j| j["Status"] == "dead")).then_some(())
+    });
+    let count = |path: &str, filter: &str| -> usize {
+        let v = agent.get(&format!("{path}?filter={}", enc(filter)));
+        v.as_array().map_or(0, Vec::len)
+    };
+    assert_eq!(count("/v1/evaluations", r#"JobID == "report1""#), 1);
+    assert_eq!(count("/v1/jobs", r#"ID matches "report[02]""#), 2);
+    assert_eq!(count("/v1/jobs", r#"Type == batch and Priority == 50"#), 3);
+    assert_eq!(count("/v1/allocations", r#"JobID == "report2""#), 1);
+    assert_eq!(count("/v1/allocations", "ClientStatus != complete"), 0);
+    assert_eq!(
+        count("/v1/nodes", r#"Attributes["kernel.name"] == linux"#),
+        1
+    );
+    assert_eq!(count("/v1/nodes", "Meta.nope == x"), 0);
+    assert_eq!(count("/v1/deployments", "Status == running"), 0);
+
+    // A filter that does not parse, and one naming no field, are 400s with Nomad's texts.
+    let (code, body) = http_get(&format!(
+        "{}/v1/jobs?filter={}",
+        agent.addr(),
+        enc("Status ==")
+    ))
+    .expect("get");
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body.starts_with(
+            "failed to create result paginator: failed to read filter expression: 1:10 (9)"
+        ),
+        "{body}"
+    );
+    let (code, body) = http_get(&format!(
+        "{}/v1/evaluations?filter={}",
+        agent.addr(),
+        enc("Nope == 1")
+    ))
+    .expect("get");
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body.starts_with("failed to read result page: error finding value in datum"),
+        "{body}"
+    );
+
+    let list = agent.nomad(&["eval", "list", "-filter", r#"JobID == "report0""#]);
+    assert_exit(&list, 0);
+    assert_eq!(stdout(&list).lines().count(), 2, "{}", stdout(&list));
+    let nodes = agent.nomad(&["node", "status", "-filter", r#"Status == "down""#]);
+    assert_exit(&nodes, 0);
+    assert_eq!(stdout(&nodes).trim(), "No nodes registered");
+    let counted = agent.get(&format!(
+        "/v1/evaluations/count?filter={}",
+        enc(r#"JobID != "report0""#)
+    ));
+    assert_eq!(counted["Count"], 2);
+
+    // Deleting by filter: only while paused, only the matching evals.
+    assert_exit(
+        &agent.nomad(&[
+            "operator",
+            "scheduler",
+            "set-config",
+            "-pause-eval-broker=true",
+        ]),
+        0,
+    );
+    let del = agent.nomad(&["eval", "delete", "-yes", "-filter", r#"JobID != "report0""#]);
+    assert_exit(&del, 0);
+    assert_eq!(stdout(&del).trim(), "Successfully deleted 2 evaluations");
+    let left = agent.get("/v1/evaluations");
+    let left = left.as_array().expect("list");
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["JobID"], "report0");
+    let none = agent.nomad(&["eval", "delete", "-yes", "-filter", r#"JobID == "nope""#]);
+    assert_exit(&none, 0);
+    assert_eq!(stdout(&none).trim(), "No evaluations were deleted");
+    let both = agent.nomad(&["eval", "delete", "-filter", "x == 1", "abc"]);
+    assert_exit(&both, 1);
+    assert!(
+        stderr(&both).contains("evaluation ID or filter flag required"),
+        "{}",
+        stderr(&both)
     );
 }

@@ -16,6 +16,9 @@ pub struct ListArgs {
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
+    /// Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -34,7 +37,8 @@ pub struct StatusArgs {
 
 pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
     let client = args.global.client()?;
-    let (mut list, _) = match client.deployments(None).await {
+    let q = output::filter_query(args.filter.as_deref());
+    let (mut list, _) = match client.deployments(Some(&q)).await {
         Ok(v) => v,
         Err(e) => {
             output::err(format!("Error retrieving deployments: {e}"));

@@ -9,7 +9,7 @@ use crate::output;
 pub struct Args {
     #[command(flatten)]
     pub global: GlobalArgs,
-    /// Delete the evaluations matching this filter expression (not supported yet).
+    /// Delete the evaluations matching this filter expression (see `nomad eval list -filter`).
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
     /// Bypass the confirmation prompt.
@@ -34,11 +34,6 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
             args.evals.len()
         ));
     }
-    if !filter.is_empty() {
-        return Err(anyhow!(
-            "Error deleting evaluations: filter expressions are not supported yet; pass an evaluation ID"
-        ));
-    }
     let client = g.client()?;
     // As Nomad's CLI: refuse up front, with the way out, while the broker runs.
     let (config, _): (serde_json::Value, _) = client
@@ -55,15 +50,34 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         )?;
         return Ok(1);
     }
-    let evals = meta::evals_by_prefix(&client, &args.evals[0]).await?;
-    if evals.len() > 1 {
-        return Err(anyhow!(
-            "Prefix matched multiple evaluations\n\n{}",
-            super::status::eval_list(&evals, false)
-        ));
-    }
-    let ids = vec![evals[0].id.clone()];
-    match client.delete_evaluations(&ids).await {
+    let deleted = if filter.is_empty() {
+        let evals = meta::evals_by_prefix(&client, &args.evals[0]).await?;
+        if evals.len() > 1 {
+            return Err(anyhow!(
+                "Prefix matched multiple evaluations\n\n{}",
+                super::status::eval_list(&evals, false)
+            ));
+        }
+        client.delete_evaluations(&[evals[0].id.clone()], "").await
+    } else {
+        if !args.yes {
+            let q = output::filter_query(Some(filter));
+            let count = match client.evaluations_count(Some(&q)).await {
+                Ok(n) => n,
+                Err(e) => {
+                    output::err(format!("Error deleting evaluations: {e}"));
+                    return Ok(1);
+                }
+            };
+            let question = format!("Are you sure you want to delete {count} evals? [y/N]");
+            if let Some(code) = output::confirm(&question, "Cancelling eval deletion")? {
+                return Ok(code);
+            }
+            output::out("")?;
+        }
+        client.delete_evaluations(&[], filter).await
+    };
+    match deleted {
         Ok(n) if n > 0 => {
             let noun = if n > 1 { "evaluations" } else { "evaluation" };
             output::out(format!("Successfully deleted {n} {noun}"))?;

@@ -28,6 +28,9 @@ pub struct Args {
     /// Only show evaluations with this status.
     #[arg(long, value_name = "STATUS")]
     pub status: Option<String>,
+    /// Only show evaluations matching this filter expression (e.g. `JobID == "web"`).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
 }
 
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
@@ -45,6 +48,9 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     }
     if let Some(s) = &args.status {
         q.params.push(("status".into(), s.clone()));
+    }
+    if let Some(f) = &args.filter {
+        q.params.push(("filter".into(), f.clone()));
     }
     let (evals, meta) = client
         .evaluations(Some(&q))

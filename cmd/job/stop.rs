@@ -1,7 +1,5 @@
 //! `nomad job stop [options] <job>`: deregister a job and monitor the resulting evaluation.
 
-use std::io::BufRead as _;
-
 use anyhow::anyhow;
 use nomad::api::client::QueryOptions;
 
@@ -41,7 +39,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
 
     if prefix != job.id && !args.yes {
         let q = format!("Are you sure you want to stop job {:?}? [y/N]", job.id);
-        if let Some(code) = confirm(&q)? {
+        if let Some(code) = output::confirm(&q, "Cancelling job stop")? {
             return Ok(code);
         }
     }
@@ -50,7 +48,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
             "Are you sure you want to stop multi-region job {:?} in a single region? [y/N]",
             job.id
         );
-        if let Some(code) = confirm(&q)? {
+        if let Some(code) = output::confirm(&q, "Cancelling job stop")? {
             return Ok(code);
         }
     }
@@ -73,46 +71,21 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     monitor::monitor(&client, &resp.eval_id, length).await
 }
 
-/// Ask on the terminal; `Some(exit code)` when the answer is not an exact "y".
-fn confirm(question: &str) -> anyhow::Result<Option<i32>> {
-    output::out(question)?;
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| anyhow!("Failed to parse answer: {e}"))?;
-    Ok(judge_answer(answer.trim()))
-}
-
-fn judge_answer(answer: &str) -> Option<i32> {
-    let lower = answer.to_lowercase();
-    if answer.is_empty() || lower.starts_with('n') {
-        let _ = output::out("Cancelling job stop");
-        return Some(0);
-    }
-    if lower.starts_with('y') && answer.len() > 1 {
-        let _ = output::out("For confirmation, an exact ‘y’ is required.");
-        return Some(0);
-    }
-    if answer != "y" {
-        let _ =
-            output::out("No confirmation detected. For confirmation, an exact 'y' is required.");
-        return Some(1);
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
-    use super::judge_answer;
+    use crate::output::judge_answer;
+
+    fn judge(answer: &str) -> Option<i32> {
+        judge_answer(answer, "Cancelling job stop").0
+    }
 
     #[test]
     fn only_an_exact_y_confirms() {
-        assert_eq!(judge_answer("y"), None);
-        assert_eq!(judge_answer(""), Some(0));
-        assert_eq!(judge_answer("No"), Some(0));
-        assert_eq!(judge_answer("yes"), Some(0));
-        assert_eq!(judge_answer("Y"), Some(1));
-        assert_eq!(judge_answer("maybe"), Some(1));
+        assert_eq!(judge("y"), None);
+        assert_eq!(judge(""), Some(0));
+        assert_eq!(judge("No"), Some(0));
+        assert_eq!(judge("yes"), Some(0));
+        assert_eq!(judge("Y"), Some(1));
+        assert_eq!(judge("maybe"), Some(1));
     }
 }

@@ -1,7 +1,6 @@
 //! `nomad node drain [options] <node>`: toggle a node's drain and follow it to completion.
 
 use std::collections::BTreeMap;
-use std::io::BufRead as _;
 
 use anyhow::anyhow;
 use nomad::api::{DrainSpec, NodeUpdateDrainRequest, HOUR, SECOND};
@@ -217,29 +216,10 @@ pub(super) fn now() -> String {
 /// Ask before acting on a prefix match; `Some(exit code)` unless the answer is an exact "y".
 fn confirm(disable: bool, node_id: &str) -> anyhow::Result<Option<i32>> {
     let verb = if disable { "disable" } else { "enable" };
-    output::out(format!(
-        "Are you sure you want to {verb} drain mode for node {node_id:?}? [y/N]"
-    ))?;
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| anyhow!("Failed to parse answer: {e}"))?;
-    let answer = answer.trim();
-    let lower = answer.to_lowercase();
-    if answer.is_empty() || lower.starts_with('n') {
-        output::out("Canceling drain toggle")?;
-        return Ok(Some(0));
-    }
-    if lower.starts_with('y') && answer.len() > 1 {
-        output::out("For confirmation, an exact ‘y’ is required.")?;
-        return Ok(Some(0));
-    }
-    if answer != "y" {
-        output::out("No confirmation detected. For confirmation, an exact 'y' is required.")?;
-        return Ok(Some(1));
-    }
-    Ok(None)
+    output::confirm(
+        &format!("Are you sure you want to {verb} drain mode for node {node_id:?}? [y/N]"),
+        "Canceling drain toggle",
+    )
 }
 
 #[cfg(test)]

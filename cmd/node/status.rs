@@ -32,6 +32,9 @@ pub struct Args {
     /// Output the node in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
     /// The node ID or prefix.
     pub node: Option<String>,
 }
@@ -68,8 +71,9 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
     if args.quiet && (args.verbose || args.json) {
         return Err(anyhow!("-quiet cannot be used with -verbose or -json"));
     }
+    let q = output::filter_query(args.filter.as_deref());
     let (nodes, _) = client
-        .nodes(None)
+        .nodes(Some(&q))
         .await
         .context("Error querying node status")?;
     if args.json {

@@ -39,6 +39,9 @@ pub struct InfoArgs {
     /// Display full information of each registration.
     #[arg(long)]
     pub verbose: bool,
+    /// Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
     /// The service name (or a unique prefix of it).
     pub name: Vec<String>,
 }
@@ -144,8 +147,9 @@ async fn info(a: &InfoArgs) -> anyhow::Result<i32> {
     }
     let client = a.global.client()?;
     let name = resolve(&client, &a.name[0]).await?;
+    let q = output::filter_query(a.filter.as_deref());
     let (regs, _) = client
-        .service(&name, None)
+        .service(&name, Some(&q))
         .await
         .context("Error listing service registrations")?;
     if regs.is_empty() {

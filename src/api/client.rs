@@ -869,15 +869,29 @@ impl Client {
     }
 
     /// `DELETE /v1/evaluations`: returns how many were deleted.
-    pub async fn delete_evaluations(&self, ids: &[String]) -> Result<u64> {
+    /// `DELETE /v1/evaluations` by IDs, or (with `ids` empty) by a filter expression.
+    pub async fn delete_evaluations(&self, ids: &[String], filter: &str) -> Result<u64> {
         #[derive(Serialize)]
         struct Req<'a> {
             #[serde(rename = "EvalIDs")]
             ids: &'a [String],
+            #[serde(rename = "Filter")]
+            filter: &'a str,
         }
         let (resp, _): (Value, _) = self
-            .write(Method::DELETE, "/v1/evaluations", Some(&Req { ids }), None)
+            .write(
+                Method::DELETE,
+                "/v1/evaluations",
+                Some(&Req { ids, filter }),
+                None,
+            )
             .await?;
+        Ok(resp.get("Count").and_then(Value::as_u64).unwrap_or(0))
+    }
+
+    /// `GET /v1/evaluations/count`: how many evals match the query's prefix and filter.
+    pub async fn evaluations_count(&self, q: Option<&QueryOptions>) -> Result<u64> {
+        let (resp, _): (Value, _) = self.query("/v1/evaluations/count", q).await?;
         Ok(resp.get("Count").and_then(Value::as_u64).unwrap_or(0))
     }
 

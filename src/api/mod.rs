@@ -7,6 +7,7 @@
 //! faithfully; they get real types when the issue that executes them lands.
 
 pub mod alloc;
+pub mod bexpr;
 pub mod client;
 pub mod client_nodes;
 pub mod deployment;

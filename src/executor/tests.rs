@@ -69,15 +69,29 @@ async fn status_stop_and_wait_over_the_socket() {
     .unwrap();
     assert_eq!(stopped.pid, pid);
 
-    let done = tokio::time::timeout(Duration::from_secs(10), waiter)
+    let answer = tokio::time::timeout(Duration::from_secs(10), waiter)
         .await
         .expect("wait answered")
-        .unwrap()
         .unwrap();
-    let exit = done.exit.expect("exit in the wait answer");
-    assert_eq!((exit.exit_code, exit.signal), (128 + 15, 15));
     let record = thread.join().unwrap();
-    assert_eq!(record, exit);
+    assert_eq!((record.exit_code, record.signal), (128 + 15, 15));
+    match answer {
+        Ok(done) => assert_eq!(done.exit, Some(record.clone())),
+        // Under load the waiter's request can reach the supervisor only after it answered the
+        // stop and exited; the agent then reads the exit record, checked below.
+        Err(e) => assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::UnexpectedEof
+            ),
+            "{e}"
+        ),
+    }
+    let exit = record;
     assert_eq!(spec::read_exit(tmp.path(), "a1/web/x"), Some(exit));
     assert_eq!(spec::read_exit(tmp.path(), "another/attempt"), None);
     assert!(!sock.exists(), "socket removed at exit");

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::error::HttpError;
-use super::query::{blocking, need_server, Req};
+use super::query::{blocking, need_server, passes, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
 use crate::api::{AllocListStub, JobRegisterRequest};
@@ -40,12 +40,14 @@ async fn list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
     let server = need_server(st, req)?;
     let ns = req.namespace();
     let prefix = req.prefix();
+    let filter = req.filter()?;
     let (meta, list) = blocking(server, req, &[Table::Deployments], |snap| {
-        let mut list: Vec<_> = snap
-            .deployments(Some(ns))
-            .into_iter()
-            .filter(|d| d.id.starts_with(prefix))
-            .collect();
+        let mut list = Vec::new();
+        for d in snap.deployments(Some(ns)) {
+            if d.id.starts_with(prefix) && passes(filter.as_ref(), &*d)? {
+                list.push(d);
+            }
+        }
         list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
         Ok((snap.table_index(Table::Deployments), list))
     })

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::body::decode;
 use super::error::HttpError;
-use super::query::{blocking, need_server, Req};
+use super::query::{blocking, need_server, passes, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
 use crate::api::client::JobValidateResponse;
@@ -91,16 +91,16 @@ async fn list(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
     let server = need_server(st, req)?;
     let ns = req.namespace();
     let prefix = req.prefix();
+    let filter = req.filter()?;
     let (meta, stubs) = blocking(server, req, &[Table::Jobs, Table::JobSummaries], |snap| {
-        let stubs: Vec<JobListStub> = snap
-            .jobs(Some(ns))
-            .iter()
-            .filter(|j| j.id.starts_with(prefix))
-            .map(|j| {
-                let summary = snap.job_summary(&j.namespace, &j.id).map(|s| (*s).clone());
-                JobListStub::from_job(j, summary)
-            })
-            .collect();
+        let mut stubs: Vec<JobListStub> = Vec::new();
+        for j in snap.jobs(Some(ns)).iter() {
+            if !j.id.starts_with(prefix) || !passes(filter.as_ref(), &**j)? {
+                continue;
+            }
+            let summary = snap.job_summary(&j.namespace, &j.id).map(|s| (*s).clone());
+            stubs.push(JobListStub::from_job(j, summary));
+        }
         Ok((snap.max_index(&[Table::Jobs, Table::JobSummaries]), stubs))
     })
     .await?;

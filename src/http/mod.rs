@@ -111,6 +111,7 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/nodes", any(objects::nodes_list))
         .route("/v1/node/{*rest}", any(node_drain::node_specific))
         .route("/v1/evaluations", any(objects::evals_list))
+        .route("/v1/evaluations/count", any(objects::evals_count))
         .route("/v1/deployments", any(deployments::list))
         .route("/v1/deployment/{*rest}", any(deployments::specific))
         .route("/v1/evaluation/{*rest}", any(objects::eval_specific))

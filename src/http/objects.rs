@@ -8,8 +8,8 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 
 use super::error::HttpError;
-use super::query::{blocking, need_server, Req};
-use super::respond::json;
+use super::query::{blocking, need_server, passes, Req};
+use super::respond::{json, Meta};
 use super::{sanitize, HttpState};
 use crate::api::{AllocListStub, Allocation, NodeListStub};
 use crate::server::state::Table;
@@ -56,13 +56,14 @@ async fn allocs_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpEr
         .and_then(super::query::parse_go_bool)
         .unwrap_or(true);
     let resources = req.flag("resources");
+    let filter = req.filter()?;
     let (meta, stubs) = blocking(server, req, &[Table::Allocs], |snap| {
-        let stubs: Vec<AllocListStub> = snap
-            .allocs(Some(ns))
-            .iter()
-            .filter(|a| a.id.starts_with(prefix))
-            .map(|a| alloc_stub(a, task_states, resources))
-            .collect();
+        let mut stubs: Vec<AllocListStub> = Vec::new();
+        for a in snap.allocs(Some(ns)).iter() {
+            if a.id.starts_with(prefix) && passes(filter.as_ref(), &**a)? {
+                stubs.push(alloc_stub(a, task_states, resources));
+            }
+        }
         Ok((snap.table_index(Table::Allocs), stubs))
     })
     .await?;
@@ -127,20 +128,20 @@ async fn nodes_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
     let server = need_server(st, req)?;
     let prefix = req.prefix();
     let resources = req.flag("resources");
+    let filter = req.filter()?;
     let (meta, stubs) = blocking(server, req, &[Table::Nodes], |snap| {
-        let stubs: Vec<NodeListStub> = snap
-            .nodes_list()
-            .iter()
-            .filter(|n| n.id.starts_with(prefix))
-            .map(|n| {
-                let mut stub = NodeListStub::from_node(n);
-                if resources {
-                    stub.node_resources = Some(n.node_resources.clone());
-                    stub.reserved_resources = Some(n.reserved_resources.clone());
-                }
-                stub
-            })
-            .collect();
+        let mut stubs: Vec<NodeListStub> = Vec::new();
+        for n in snap.nodes_list().iter() {
+            if !n.id.starts_with(prefix) || !passes(filter.as_ref(), &**n)? {
+                continue;
+            }
+            let mut stub = NodeListStub::from_node(n);
+            if resources {
+                stub.node_resources = Some(n.node_resources.clone());
+                stub.reserved_resources = Some(n.reserved_resources.clone());
+            }
+            stubs.push(stub);
+        }
         Ok((snap.table_index(Table::Nodes), stubs))
     })
     .await?;
@@ -203,14 +204,18 @@ async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
     let prefix = req.prefix();
     let job = req.get("job");
     let status = req.get("status");
+    let filter = req.filter()?;
     let (meta, evals) = blocking(server, req, &[Table::Evals], |snap| {
-        let evals: Vec<_> = snap
-            .evals(Some(ns))
-            .into_iter()
-            .filter(|e| e.id.starts_with(prefix))
-            .filter(|e| job.is_none_or(|j| e.job_id == j))
-            .filter(|e| status.is_none_or(|s| e.status == s))
-            .collect();
+        let mut evals = Vec::new();
+        for e in snap.evals(Some(ns)) {
+            if e.id.starts_with(prefix)
+                && job.is_none_or(|j| e.job_id == j)
+                && status.is_none_or(|s| e.status == s)
+                && passes(filter.as_ref(), &*e)?
+            {
+                evals.push(e);
+            }
+        }
         Ok((snap.table_index(Table::Evals), evals))
     })
     .await?;
@@ -219,6 +224,53 @@ async fn evals_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
         json(&page, req.pretty(), Some(meta)),
         next,
     ))
+}
+
+/// `GET /v1/evaluations/count`: how many evals match `prefix` and `filter` (what `nomad eval
+/// delete -filter` asks about before deleting).
+pub async fn evals_count(State(st): State<HttpState>, req: Req) -> Response {
+    evals_count_inner(&st, &req)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct EvalCountResponse {
+    count: usize,
+    index: u64,
+    last_contact: u64,
+    known_leader: bool,
+    next_token: String,
+}
+
+async fn evals_count_inner(st: &HttpState, req: &Req) -> Result<Response, HttpError> {
+    get_only(req)?;
+    let server = need_server(st, req)?;
+    let ns = req.namespace();
+    let prefix = req.prefix();
+    let filter = req.filter()?;
+    let (meta, count) = blocking(server, req, &[Table::Evals], |snap| {
+        let n = crate::server::endpoints::eval::count(snap, ns, prefix, filter.as_ref());
+        Ok((snap.table_index(Table::Evals), n))
+    })
+    .await?;
+    let (index, known_leader, last_contact) = match meta {
+        Meta::Query {
+            index,
+            known_leader,
+            last_contact_ms,
+        } => (index, known_leader, last_contact_ms),
+        Meta::Write { index } => (index, true, 0),
+    };
+    let body = EvalCountResponse {
+        count,
+        index,
+        last_contact,
+        known_leader,
+        next_token: String::new(),
+    };
+    Ok(json(&body, req.pretty(), Some(meta)))
 }
 
 pub async fn eval_specific(

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::HttpError;
 use super::respond::Meta;
 use super::HttpState;
+use crate::api::bexpr::Filter;
 use crate::api::DEFAULT_NAMESPACE;
 use crate::server::state::{StateSnapshot, Table};
 use crate::server::Server;
@@ -83,6 +84,20 @@ impl Req {
 
     pub fn prefix(&self) -> &str {
         self.get("prefix").unwrap_or("")
+    }
+
+    /// `?filter=`: a go-bexpr expression over each listed object, refused with Nomad's 400
+    /// text when it does not parse.
+    pub fn filter(&self) -> Result<Option<Filter>, HttpError> {
+        self.get("filter")
+            .map(|f| {
+                Filter::parse(f).map_err(|e| {
+                    HttpError::BadRequest(format!(
+                        "failed to create result paginator: failed to read filter expression: {e}"
+                    ))
+                })
+            })
+            .transpose()
     }
 
     pub fn region(&self) -> Option<&str> {
@@ -191,6 +206,17 @@ pub async fn blocking<T>(
             },
             None => wait_change.await,
         };
+    }
+}
+
+/// Whether `item` passes the request's filter (every item passes without one); an object the
+/// expression cannot be evaluated against is a 400, as Nomad's paginator reports it.
+pub fn passes<T: serde::Serialize>(filter: Option<&Filter>, item: &T) -> Result<bool, HttpError> {
+    match filter {
+        None => Ok(true),
+        Some(f) => f
+            .matches_item(item)
+            .map_err(|e| HttpError::BadRequest(format!("failed to read result page: {e}"))),
     }
 }
 

@@ -8,7 +8,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::error::HttpError;
-use super::query::{blocking, need_server, Req};
+use super::query::{blocking, need_server, passes, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
 use crate::api::{
@@ -104,12 +104,14 @@ async fn get(st: &HttpState, req: &Req, name: &str) -> Result<Response, HttpErro
     let server = need_server(st, req)?;
     let ns = req.namespace().to_string();
     let pick = req.get("choose").map(str::to_string);
+    let filter = req.filter()?;
     let (meta, out) = blocking(server, req, &[Table::Services], |snap| {
-        let regs: Vec<ServiceRegistration> = snap
-            .services_by_name(&ns, name)
-            .into_iter()
-            .map(|r| (*r).clone())
-            .collect();
+        let mut regs: Vec<ServiceRegistration> = Vec::new();
+        for r in snap.services_by_name(&ns, name) {
+            if passes(filter.as_ref(), &*r)? {
+                regs.push((*r).clone());
+            }
+        }
         let regs = match &pick {
             Some(p) => choose(regs, p)
                 .map_err(|e| HttpError::BadRequest(format!("failed to choose services: {e}")))?,

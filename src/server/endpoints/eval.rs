@@ -1,6 +1,7 @@
 //! `Eval.Delete` (operators removing evals while the broker is paused) and the forced core GC
 //! behind `nomad system gc`.
 
+use crate::api::bexpr::Filter;
 use crate::api::{Allocation, Job, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_RUNNING, JOB_STATUS_DEAD};
 use crate::server::core_gc::{self, GcThresholds};
 use crate::server::fsm::Command;
@@ -17,18 +18,16 @@ pub async fn delete(
     if !filter.is_empty() && !ids.is_empty() {
         return Err(bad("evals cannot be deleted by both ID and filter"));
     }
-    if !filter.is_empty() {
-        return Err(bad(
-            "deleting evals by filter expression is not supported by this server; pass eval IDs",
-        ));
-    }
-    if ids.is_empty() {
+    if ids.is_empty() && filter.is_empty() {
         return Err(bad("evals must be deleted by either ID or filter"));
     }
     if server.broker().enabled() {
         return Err(bad(
             "eval broker is enabled; eval broker must be paused to delete evals",
         ));
+    }
+    if !filter.is_empty() {
+        return delete_by_filter(server, filter).await;
     }
     let snap = server.state().snapshot();
     for id in ids {
@@ -46,6 +45,51 @@ pub async fn delete(
     };
     let resp = server.propose(Command::Reap(reap)).await?;
     Ok((ids.len(), resp.index))
+}
+
+/// Nomad's batch size for deleting by filter (`MaxUUIDsPerWriteRequest / 10`): large enough
+/// for throughput, small enough not to hold the FSM up for long.
+const DELETE_BATCH: usize = 7281 / 10;
+
+/// Delete every eval that matches `filter` and is safe to delete, in raft batches. Evals the
+/// expression cannot be evaluated against, and unsafe ones, are skipped, as in Nomad.
+async fn delete_by_filter(server: &Server, filter: &str) -> Result<(usize, u64), ServerError> {
+    let filter = Filter::parse(filter)
+        .map_err(|e| bad(&format!("failed to read filter expression: {e}")))?;
+    let snap = server.state().snapshot();
+    let mut matched = Vec::new();
+    for eval in snap.evals(None) {
+        let job = snap.job_by_id(&eval.namespace, &eval.job_id);
+        if delete_safe(&snap.allocs_for_eval(&eval.id), job.as_deref())
+            && filter.matches_item(&*eval).unwrap_or(false)
+        {
+            matched.push(eval.id.clone());
+        }
+    }
+    let mut index = 0;
+    for batch in matched.chunks(DELETE_BATCH) {
+        let reap = Reap {
+            evals: batch.to_vec(),
+            ..Default::default()
+        };
+        index = server.propose(Command::Reap(reap)).await?.index;
+    }
+    Ok((matched.len(), index))
+}
+
+/// How many evals in `namespace` (`*` for all) match `prefix` and `filter` (`Eval.Count`);
+/// evals the expression cannot be evaluated against do not count.
+pub fn count(
+    snap: &crate::server::state::StateSnapshot,
+    namespace: &str,
+    prefix: &str,
+    filter: Option<&Filter>,
+) -> usize {
+    snap.evals(Some(namespace))
+        .iter()
+        .filter(|e| e.id.starts_with(prefix))
+        .filter(|e| filter.is_none_or(|f| f.matches_item(&***e).unwrap_or(false)))
+        .count()
 }
 
 fn bad(msg: &str) -> ServerError {

@@ -404,3 +404,57 @@ fn scale_changes_the_count_within_policy_and_records_events() {
     assert_exit(&out, 1);
     assert!(stderr(&out).contains("Group nope not found within job"));
 }
+
+#[test]
+fn a_periodic_launch_missed_while_no_leader_ran_happens_on_restart() {
+    let mut agent = Agent::start(AgentOpts {
+        dev: false,
+        data_dir: true,
+        ..Default::default()
+    });
+    // One launch, a few seconds from now (seconds, minute, hour, day, month, weekday, year).
+    let at = chrono::Utc::now() + chrono::Duration::seconds(4);
+    let spec = at.format("%S %M %H %d %m * %Y").to_string();
+    let hcl = format!(
+        r#"job "once" {{
+  type = "batch"
+  periodic {{
+    crons = ["{spec}"]
+  }}
+  group "g" {{
+    task "t" {{
+      driver = "mock_driver"
+      config {{
+        run_for = "100ms"
+      }}
+      resources {{
+        cpu    = 20
+        memory = 20
+      }}
+    }}
+  }}
+}}
+"#
+    );
+    let path = write(&agent, "once.hcl", &hcl);
+    assert_exit(&agent.nomad(&["job", "run", "-detach", &path]), 0);
+    // The only server goes down before the launch time and comes back after it.
+    agent.kill9();
+    wait_until(Duration::from_secs(30), "the launch time to pass", || {
+        (chrono::Utc::now() > at + chrono::Duration::seconds(1)).then_some(())
+    });
+    agent.restart();
+    let child = wait_until(Duration::from_secs(30), "the missed launch", || {
+        let jobs = agent.get("/v1/jobs?prefix=once/periodic-");
+        let ids: Vec<String> = jobs
+            .as_array()?
+            .iter()
+            .filter_map(|j| j["ID"].as_str().map(String::from))
+            .collect();
+        (ids.len() == 1).then(|| ids[0].clone())
+    });
+    let unix: i64 = child["once/periodic-".len()..]
+        .parse()
+        .expect("unix seconds");
+    assert!(unix >= at.timestamp(), "{child} launched before {at}");
+}

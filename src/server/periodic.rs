@@ -59,7 +59,12 @@ pub fn is_active(job: &Job) -> bool {
 impl PeriodicTracker {
     /// Track the active periodic jobs among `jobs` (all jobs in state); a job that is new or
     /// changed gets its next launch counted from `now`, one that is gone is dropped.
-    pub fn sync(&mut self, jobs: &[Arc<Job>], now: i64) {
+    ///
+    /// `last_launch` gives, for a job first seen, when it last launched (a new leader passes
+    /// the state's launch table): its next launch counts from then, and a launch that came due
+    /// meanwhile (while no leader ran it) happens now, once, as Nomad's leader restores its
+    /// periodic dispatcher.
+    pub fn sync(&mut self, jobs: &[Arc<Job>], now: i64, last_launch: impl Fn(&Job) -> Option<i64>) {
         let mut seen = BTreeMap::new();
         for job in jobs.iter().filter(|j| is_active(j)) {
             let key = (job.namespace.clone(), job.id.clone());
@@ -69,7 +74,10 @@ impl PeriodicTracker {
                 .is_some_and(|t| t.job.job_modify_index == job.job_modify_index);
             if !unchanged {
                 if let Ok(Some(spec)) = PeriodicSpec::from_job(job) {
-                    let next = spec.next_after(now);
+                    let next = match last_launch(job) {
+                        Some(last) => spec.next_after(last).map(|n| n.max(now)),
+                        None => spec.next_after(now),
+                    };
                     let tracked = Tracked {
                         job: job.clone(),
                         spec,
@@ -104,6 +112,12 @@ impl PeriodicTracker {
     pub fn tracked(&self) -> usize {
         self.jobs.len()
     }
+}
+
+/// The launch time (Unix nanoseconds) a periodic child's ID carries.
+pub fn launch_time(child_id: &str) -> Option<i64> {
+    let (_, secs) = child_id.rsplit_once(PERIODIC_LAUNCH_SUFFIX)?;
+    secs.parse::<i64>().ok()?.checked_mul(1_000_000_000)
 }
 
 /// The child a launch at `launch` (Unix nanoseconds) creates.
@@ -206,11 +220,20 @@ pub async fn force(
 /// most a second). Not leading, it tracks nothing, so a new leader starts from its own now.
 pub(crate) async fn run(server: Server, clock: Arc<dyn Clock>) {
     let mut tracker = PeriodicTracker::default();
+    let mut leading = false;
     loop {
         if server.is_leader() {
             let now = clock.unix_nanos();
             let snap = server.state().snapshot();
-            tracker.sync(&snap.jobs(None), now);
+            // Only on gaining leadership do launch times come from state; after that the
+            // tracker itself knows (an updated job counts from now, as in Nomad).
+            let restoring = !leading;
+            leading = true;
+            tracker.sync(&snap.jobs(None), now, |j| {
+                restoring
+                    .then(|| snap.periodic_launch(&j.namespace, &j.id))
+                    .flatten()
+            });
             for (job, at) in tracker.due(now) {
                 if is_overlap_prohibited(&job) && running_children(&snap, &job) {
                     tracing::debug!(job = %job.id, "skipping periodic launch: a child still runs");
@@ -220,8 +243,11 @@ pub(crate) async fn run(server: Server, clock: Arc<dyn Clock>) {
                     tracing::warn!(job = %job.id, error = %e, "periodic launch failed");
                 }
             }
-        } else if tracker.tracked() > 0 {
-            tracker = PeriodicTracker::default();
+        } else {
+            leading = false;
+            if tracker.tracked() > 0 {
+                tracker = PeriodicTracker::default();
+            }
         }
         let sleep = tracker
             .next_wakeup()
@@ -271,7 +297,7 @@ mod tests {
             periodic("every5", "*/5 * * * *", 1),
             periodic("hourly", "@hourly", 1),
         ];
-        t.sync(&jobs, T0 + 30 * SEC);
+        t.sync(&jobs, T0 + 30 * SEC, |_| None);
         assert_eq!(t.tracked(), 2);
         assert_eq!(t.next_wakeup(), Some(T0 + 300 * SEC));
         assert!(t.due(T0 + 299 * SEC).is_empty());
@@ -292,21 +318,41 @@ mod tests {
     #[test]
     fn sync_keeps_unchanged_jobs_and_drops_inactive_ones() {
         let mut t = PeriodicTracker::default();
-        t.sync(&[periodic("a", "*/5 * * * *", 1)], T0);
+        t.sync(&[periodic("a", "*/5 * * * *", 1)], T0, |_| None);
         // Unchanged: the schedule is not recomputed from the later now.
-        t.sync(&[periodic("a", "*/5 * * * *", 1)], T0 + 299 * SEC);
+        t.sync(&[periodic("a", "*/5 * * * *", 1)], T0 + 299 * SEC, |_| None);
         assert_eq!(t.next_wakeup(), Some(T0 + 300 * SEC));
         // Changed spec: recomputed.
-        t.sync(&[periodic("a", "0 7 * * *", 2)], T0 + 299 * SEC);
+        t.sync(&[periodic("a", "0 7 * * *", 2)], T0 + 299 * SEC, |_| None);
         assert_eq!(t.next_wakeup(), Some(T0 + 3600 * SEC));
         let mut stopped = (*periodic("a", "0 7 * * *", 3)).clone();
         stopped.stop = true;
-        t.sync(&[Arc::new(stopped)], T0);
+        t.sync(&[Arc::new(stopped)], T0, |_| None);
         assert_eq!(t.tracked(), 0);
         let mut param = (*periodic("p", "@daily", 1)).clone();
         param.parameterized_job = Some(serde_json::json!({}));
-        t.sync(&[Arc::new(param)], T0);
+        t.sync(&[Arc::new(param)], T0, |_| None);
         assert_eq!(t.tracked(), 0);
+    }
+
+    #[test]
+    fn a_new_leader_launches_once_what_came_due_while_none_ran() {
+        let job = periodic("every5", "*/5 * * * *", 1);
+        // Last launched at T0; the leader that would have launched at T0+5m was gone until
+        // T0+17m: one launch now, then back on schedule.
+        let mut t = PeriodicTracker::default();
+        t.sync(std::slice::from_ref(&job), T0 + 17 * 60 * SEC, |_| Some(T0));
+        let due = t.due(T0 + 17 * 60 * SEC);
+        assert_eq!(due.len(), 1);
+        assert_eq!(due[0].1, T0 + 17 * 60 * SEC);
+        assert_eq!(t.next_wakeup(), Some(T0 + 20 * 60 * SEC));
+        // Nothing was missed: the next launch counts from the last one, as usual.
+        let mut t = PeriodicTracker::default();
+        t.sync(std::slice::from_ref(&job), T0 + 60 * SEC, |_| Some(T0));
+        assert!(t.due(T0 + 60 * SEC).is_empty());
+        assert_eq!(t.next_wakeup(), Some(T0 + 300 * SEC));
+        assert_eq!(launch_time("every5/periodic-1796277600"), Some(T0));
+        assert_eq!(launch_time("every5"), None);
     }
 
     #[test]

@@ -85,6 +85,9 @@ pub struct StateSnapshot {
     table_index: OrdMap<Table, u64>,
     /// Per job: group -> its scaling events, newest first.
     scaling_events: OrdMap<JobKey, Arc<ScalingEvents>>,
+    /// Per periodic job: Unix nanoseconds of its last launch (its registration time until the
+    /// first launch), so a new leader can tell a launch was missed (Nomad's periodic_launch).
+    periodic_launches: OrdMap<JobKey, i64>,
     /// The operator's scheduler configuration (`None` until first written).
     scheduler_config: Option<Arc<crate::api::SchedulerConfiguration>>,
     /// Raft index of the last applied command.
@@ -99,6 +102,11 @@ impl StateSnapshot {
     /// Raft index of the last applied command.
     pub fn latest_index(&self) -> u64 {
         self.index
+    }
+
+    /// When the periodic job `ns/id` last launched (or was registered, before its first launch).
+    pub fn periodic_launch(&self, ns: &str, id: &str) -> Option<i64> {
+        self.periodic_launches.get(&key(ns, id)).copied()
     }
 
     /// Raft index of the last change to `table` (at least 1, so a blocking query on an empty

@@ -34,6 +34,9 @@ struct Persisted {
     /// Absent in snapshots written before scaling events existed.
     #[serde(default)]
     scaling_events: Vec<(String, String, ScalingEvents)>,
+    /// (namespace, job, last launch); absent in older snapshots.
+    #[serde(default)]
+    periodic_launches: Vec<(String, String, i64)>,
     /// Absent in snapshots written before the operator configuration existed.
     #[serde(default)]
     scheduler_config: Option<crate::api::SchedulerConfiguration>,
@@ -78,6 +81,11 @@ impl StateSnapshot {
                 .scaling_events
                 .iter()
                 .map(|((ns, id), e)| (ns.clone(), id.clone(), (**e).clone()))
+                .collect(),
+            periodic_launches: self
+                .periodic_launches
+                .iter()
+                .map(|((ns, id), at)| (ns.clone(), id.clone(), *at))
                 .collect(),
             scheduler_config: self.scheduler_config.as_deref().cloned(),
         };
@@ -155,6 +163,9 @@ impl StateSnapshot {
         }
         for (ns, id, events) in p.scaling_events {
             s.scaling_events.insert(key(&ns, &id), Arc::new(events));
+        }
+        for (ns, id, at) in p.periodic_launches {
+            s.periodic_launches.insert(key(&ns, &id), at);
         }
         Ok(s)
     }

@@ -293,3 +293,64 @@ fn snapshot_round_trip_restores_everything() {
     ));
     assert!(restored.restore(b"not json").is_err());
 }
+
+#[test]
+fn periodic_launches_are_recorded_survive_snapshots_and_go_with_the_job() {
+    let store = StateStore::new();
+    let mut parent = job("nightly");
+    parent.r#type = "batch".into();
+    parent.periodic =
+        Some(serde_json::json!({"Enabled": true, "Spec": "@daily", "SpecType": "cron"}));
+    let register = |index, job: Job, submit_time| {
+        store.apply(
+            index,
+            &Command::JobRegister {
+                job,
+                eval: None,
+                submit_time,
+            },
+        )
+    };
+    register(1, parent.clone(), 11);
+    assert_eq!(
+        store.snapshot().periodic_launch("default", "nightly"),
+        Some(11)
+    );
+    // Re-registering keeps the entry; launching a child moves it to the launch time.
+    register(2, parent.clone(), 22);
+    assert_eq!(
+        store.snapshot().periodic_launch("default", "nightly"),
+        Some(11)
+    );
+    let child = crate::server::periodic::derive_child(&parent, 1_800_000_000 * SECOND);
+    register(3, child, 33);
+    let s = store.snapshot();
+    assert_eq!(
+        s.periodic_launch("default", "nightly"),
+        Some(1_800_000_000 * SECOND)
+    );
+    // A plain job gets no entry.
+    assert_eq!(
+        s.periodic_launch("default", "nightly/periodic-1800000000"),
+        None
+    );
+
+    let restored = StateStore::new();
+    restored.restore(&Fsm::snapshot(&store)).expect("restore");
+    assert_eq!(
+        restored.snapshot().periodic_launch("default", "nightly"),
+        Some(1_800_000_000 * SECOND)
+    );
+
+    store.apply(
+        4,
+        &Command::JobDeregister {
+            namespace: "default".into(),
+            job_id: "nightly".into(),
+            purge: true,
+            eval: None,
+            time: 44,
+        },
+    );
+    assert_eq!(store.snapshot().periodic_launch("default", "nightly"), None);
+}

@@ -41,7 +41,31 @@ impl StateSnapshot {
         self.touch(Table::Jobs, index);
         self.touch(Table::JobVersions, index);
         self.ensure_summary(index, &job);
+        self.record_periodic_launch(&job, submit_time);
         job
+    }
+
+    /// An active periodic job's first entry is its registration time; each launch of a child
+    /// (named `<parent>/periodic-<unix seconds>`) then moves the parent's entry to that time.
+    fn record_periodic_launch(&mut self, job: &Job, submit_time: i64) {
+        let k = key(&job.namespace, &job.id);
+        if crate::server::periodic::is_active(job) && !self.periodic_launches.contains_key(&k) {
+            self.periodic_launches.insert(k, submit_time);
+        }
+        if job.parent_id.is_empty() {
+            return;
+        }
+        let pk = key(&job.namespace, &job.parent_id);
+        let periodic_parent = self
+            .jobs
+            .get(&pk)
+            .is_some_and(|p| p.is_periodic() && !p.is_parameterized());
+        if let (true, Some(at)) = (
+            periodic_parent,
+            crate::server::periodic::launch_time(&job.id),
+        ) {
+            self.periodic_launches.insert(pk, at);
+        }
     }
 
     pub(crate) fn delete_job(&mut self, index: u64, ns: &str, id: &str) {
@@ -59,6 +83,7 @@ impl StateSnapshot {
         }
         self.job_summaries.remove(&k);
         self.scaling_events.remove(&k);
+        self.periodic_launches.remove(&k);
         self.touch(Table::Jobs, index);
         self.touch(Table::JobVersions, index);
         self.touch(Table::JobSummaries, index);

@@ -116,10 +116,9 @@ fn system_gc_removes_a_finished_batch_job_and_eval_list_pages() {
     assert_exit(&agent.nomad(&["system", "reconcile", "summaries"]), 0);
 }
 
-#[test]
-fn eval_list_pages_with_next_tokens() {
-    let agent = Agent::dev();
-    for i in 0..3 {
+/// Register `n` batch jobs `report0`, `report1`, ...
+fn run_reports(agent: &Agent, n: usize) {
+    for i in 0..n {
         let hcl = BATCH.replace("\"report\"", &format!("\"report{i}\""));
         let path = agent.path(&format!("r{i}.nomad.hcl"));
         std::fs::write(&path, hcl).expect("write job");
@@ -128,6 +127,12 @@ fn eval_list_pages_with_next_tokens() {
             0,
         );
     }
+}
+
+#[test]
+fn eval_list_pages_with_next_tokens() {
+    let agent = Agent::dev();
+    run_reports(&agent, 3);
     let all = wait_until(Duration::from_secs(30), "three evals", || {
         let evals = agent.get("/v1/evaluations");
         (evals.as_array()?.len() == 3).then_some(evals)
@@ -192,15 +197,7 @@ fn enc(s: &str) -> String {
 #[test]
 fn list_filters_and_eval_delete_by_filter() {
     let agent = Agent::dev();
-    for i in 0..3 {
-        let hcl = BATCH.replace("\"report\"", &format!("\"report{i}\""));
-        let path = agent.path(&format!("r{i}.nomad.hcl"));
-        std::fs::write(&path, hcl).expect("write job");
-        assert_exit(
-            &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-            0,
-        );
-    }
+    run_reports(&agent, 3);
     wait_until(Duration::from_secs(60), "three dead batch jobs", || {
         let jobs = agent.get("/v1/jobs");
         let jobs = jobs.as_array()?;

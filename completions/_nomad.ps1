@@ -438,6 +438,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
             [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
+            [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -453,11 +456,14 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
             [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist')
+            [CompletionResult]::new('--eval-priority', '--eval-priority', [CompletionResultType]::ParameterName, 'Override the priority of the evaluation this registration creates')
             [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
             [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
+            [CompletionResult]::new('--preserve-counts', '--preserve-counts', [CompletionResultType]::ParameterName, 'Keep the current counts of task groups the running job already has')
+            [CompletionResult]::new('--policy-override', '--policy-override', [CompletionResultType]::ParameterName, 'Override soft-mandatory Sentinel policies (accepted; there are none here)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
             [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -483,11 +489,13 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--eval-priority', '--eval-priority', [CompletionResultType]::ParameterName, 'Override the priority of the evaluation that stops the job')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
             [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Purge is used to stop the job and purge it from the system')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Automatic yes to prompts')
             [CompletionResult]::new('--global', '--global', [CompletionResultType]::ParameterName, 'Stop a multi-region job in all its regions')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--no-shutdown-delay', '--no-shutdown-delay', [CompletionResultType]::ParameterName, 'Stop the allocations without waiting out their shutdown_delay')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -497,6 +505,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display the job at this version instead of the latest')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -637,6 +646,41 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;job;eval' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--force-reschedule', '--force-reschedule', [CompletionResultType]::ParameterName, 'Force failed allocations to be rescheduled, even past their reschedule policy')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;deployments' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--latest', '--latest', [CompletionResultType]::ParameterName, 'Only show the latest deployment')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also show deployments of earlier jobs registered with the same ID')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployments in their JSON format')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;scaling-events' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also show each event''s error flag, message and eval ID')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;job;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create an example job file')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
@@ -652,6 +696,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
             [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
+            [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -699,6 +746,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;scale' {
+            break
+        }
+        'nomad;job;help;eval' {
+            break
+        }
+        'nomad;job;help;deployments' {
+            break
+        }
+        'nomad;job;help;scaling-events' {
             break
         }
         'nomad;job;help;help' {
@@ -1091,11 +1147,14 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
             [CompletionResult]::new('--check-index', '--check-index', [CompletionResultType]::ParameterName, 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist')
+            [CompletionResult]::new('--eval-priority', '--eval-priority', [CompletionResultType]::ParameterName, 'Override the priority of the evaluation this registration creates')
             [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Variable for template, can be used multiple times (key=value)')
             [CompletionResult]::new('--var-file', '--var-file', [CompletionResultType]::ParameterName, 'Path to an HCL2 file containing user variables, can be used multiple times')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output the JSON that would be submitted to the HTTP API without submitting the job')
+            [CompletionResult]::new('--preserve-counts', '--preserve-counts', [CompletionResultType]::ParameterName, 'Keep the current counts of task groups the running job already has')
+            [CompletionResult]::new('--policy-override', '--policy-override', [CompletionResultType]::ParameterName, 'Override soft-mandatory Sentinel policies (accepted; there are none here)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job')
             [CompletionResult]::new('--hcl2-strict', '--hcl2-strict', [CompletionResultType]::ParameterName, 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -1107,11 +1166,13 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--eval-priority', '--eval-priority', [CompletionResultType]::ParameterName, 'Override the priority of the evaluation that stops the job')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode')
             [CompletionResult]::new('--purge', '--purge', [CompletionResultType]::ParameterName, 'Purge is used to stop the job and purge it from the system')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Automatic yes to prompts')
             [CompletionResult]::new('--global', '--global', [CompletionResultType]::ParameterName, 'Stop a multi-region job in all its regions')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--no-shutdown-delay', '--no-shutdown-delay', [CompletionResultType]::ParameterName, 'Stop the allocations without waiting out their shutdown_delay')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -1127,6 +1188,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display the job at this version instead of the latest')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -1320,6 +1382,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('dispatch', 'dispatch', [CompletionResultType]::ParameterValue, 'Dispatch an instance of a parameterized job')
             [CompletionResult]::new('periodic', 'periodic', [CompletionResultType]::ParameterValue, 'Interact with periodic jobs')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
+            [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             break
         }
         'nomad;help;job;init' {
@@ -1366,6 +1431,15 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;scale' {
+            break
+        }
+        'nomad;help;job;eval' {
+            break
+        }
+        'nomad;help;job;deployments' {
+            break
+        }
+        'nomad;help;job;scaling-events' {
             break
         }
         'nomad;help;node' {

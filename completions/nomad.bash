@@ -322,8 +322,14 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,allocs)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__allocs"
                 ;;
+            nomad__subcmd__help__subcmd__job,deployments)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__deployments"
+                ;;
             nomad__subcmd__help__subcmd__job,dispatch)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__dispatch"
+                ;;
+            nomad__subcmd__help__subcmd__job,eval)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__eval"
                 ;;
             nomad__subcmd__help__subcmd__job,history)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__history"
@@ -351,6 +357,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__job,scale)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__scale"
+                ;;
+            nomad__subcmd__help__subcmd__job,scaling-events)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__scaling__subcmd__events"
                 ;;
             nomad__subcmd__help__subcmd__job,status)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__status"
@@ -415,8 +424,14 @@ _nomad() {
             nomad__subcmd__job,allocs)
                 cmd="nomad__subcmd__job__subcmd__allocs"
                 ;;
+            nomad__subcmd__job,deployments)
+                cmd="nomad__subcmd__job__subcmd__deployments"
+                ;;
             nomad__subcmd__job,dispatch)
                 cmd="nomad__subcmd__job__subcmd__dispatch"
+                ;;
+            nomad__subcmd__job,eval)
+                cmd="nomad__subcmd__job__subcmd__eval"
                 ;;
             nomad__subcmd__job,help)
                 cmd="nomad__subcmd__job__subcmd__help"
@@ -448,6 +463,9 @@ _nomad() {
             nomad__subcmd__job,scale)
                 cmd="nomad__subcmd__job__subcmd__scale"
                 ;;
+            nomad__subcmd__job,scaling-events)
+                cmd="nomad__subcmd__job__subcmd__scaling__subcmd__events"
+                ;;
             nomad__subcmd__job,status)
                 cmd="nomad__subcmd__job__subcmd__status"
                 ;;
@@ -460,8 +478,14 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,allocs)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__allocs"
                 ;;
+            nomad__subcmd__job__subcmd__help,deployments)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__deployments"
+                ;;
             nomad__subcmd__job__subcmd__help,dispatch)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__dispatch"
+                ;;
+            nomad__subcmd__job__subcmd__help,eval)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__eval"
                 ;;
             nomad__subcmd__job__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__help"
@@ -492,6 +516,9 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__help,scale)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__scale"
+                ;;
+            nomad__subcmd__job__subcmd__help,scaling-events)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__scaling__subcmd__events"
                 ;;
             nomad__subcmd__job__subcmd__help,status)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__status"
@@ -2227,7 +2254,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2254,7 +2281,35 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__job__subcmd__deployments)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__job__subcmd__dispatch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2395,6 +2450,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__scale)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__scaling__subcmd__events)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2843,8 +2912,56 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job)
+            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__allocs)
+            opts="-h --address --region --namespace --token --all --verbose --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2872,22 +2989,8 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        nomad__subcmd__job__subcmd__allocs)
-            opts="-h --address --region --namespace --token --all --verbose --json --help"
+        nomad__subcmd__job__subcmd__deployments)
+            opts="-h --address --region --namespace --token --latest --all --json --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2962,8 +3065,38 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__eval)
+            opts="-h --address --region --namespace --token --force-reschedule --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2990,7 +3123,35 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__deployments)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__dispatch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3158,6 +3319,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__scaling__subcmd__events)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3249,7 +3424,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3268,6 +3443,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3475,7 +3654,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__run)
-            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --hcl2-strict --help"
+            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --eval-priority --preserve-counts --policy-override --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3498,6 +3677,10 @@ _nomad() {
                     return 0
                     ;;
                 --check-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --eval-priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3550,6 +3733,36 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__scaling__subcmd__events)
+            opts="-h --address --region --namespace --token --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__status)
             opts="-h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3581,7 +3794,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__stop)
-            opts="-h --address --region --namespace --token --detach --purge --yes --global --verbose --help"
+            opts="-h --address --region --namespace --token --detach --purge --yes --global --verbose --eval-priority --no-shutdown-delay --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3600,6 +3813,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --eval-priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4319,7 +4536,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__run)
-            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --json --var --var-file --hcl2-strict --help"
+            opts="-h --address --region --namespace --token --detach --verbose --output --check-index --eval-priority --preserve-counts --policy-override --json --var --var-file --hcl2-strict --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4342,6 +4559,10 @@ _nomad() {
                     return 0
                     ;;
                 --check-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --eval-priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4655,7 +4876,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__stop)
-            opts="-h --address --region --namespace --token --detach --purge --yes --global --verbose --help"
+            opts="-h --address --region --namespace --token --detach --purge --yes --global --verbose --eval-priority --no-shutdown-delay --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4674,6 +4895,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --eval-priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -389,6 +389,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand dispatch 'Dispatch an instance of a parameterized job'
             cand periodic 'Interact with periodic jobs'
             cand scale 'Change the count of a job''s task group'
+            cand eval 'Force an evaluation of the job'
+            cand deployments 'List deployments for a job'
+            cand scaling-events 'Display the most recent scaling events for a job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;init'= {
@@ -402,11 +405,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
             cand --check-index 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist'
+            cand --eval-priority 'Override the priority of the evaluation this registration creates'
             cand --var 'Variable for template, can be used multiple times (key=value)'
             cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
             cand --detach 'Return immediately instead of entering monitor mode'
             cand --verbose 'Display full information'
             cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+            cand --preserve-counts 'Keep the current counts of task groups the running job already has'
+            cand --policy-override 'Override soft-mandatory Sentinel policies (accepted; there are none here)'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
             cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
@@ -430,11 +436,13 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --eval-priority 'Override the priority of the evaluation that stops the job'
             cand --detach 'Return immediately instead of entering monitor mode'
             cand --purge 'Purge is used to stop the job and purge it from the system'
             cand --yes 'Automatic yes to prompts'
             cand --global 'Stop a multi-region job in all its regions'
             cand --verbose 'Display full information'
+            cand --no-shutdown-delay 'Stop the allocations without waiting out their shutdown_delay'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -443,6 +451,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --version 'Display the job at this version instead of the latest'
             cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -569,6 +578,38 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;job;eval'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --force-reschedule 'Force failed allocations to be rescheduled, even past their reschedule policy'
+            cand --detach 'Return immediately instead of entering monitor mode'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;deployments'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --latest 'Only show the latest deployment'
+            cand --all 'Also show deployments of earlier jobs registered with the same ID'
+            cand --json 'Output the deployments in their JSON format'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;scaling-events'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --verbose 'Also show each event''s error flag, message and eval ID'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;job;help'= {
             cand init 'Create an example job file'
             cand run 'Run a new job or update an existing job'
@@ -584,6 +625,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand dispatch 'Dispatch an instance of a parameterized job'
             cand periodic 'Interact with periodic jobs'
             cand scale 'Change the count of a job''s task group'
+            cand eval 'Force an evaluation of the job'
+            cand deployments 'List deployments for a job'
+            cand scaling-events 'Display the most recent scaling events for a job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;job;help;init'= {
@@ -616,6 +660,12 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;periodic;force'= {
         }
         &'nomad;job;help;scale'= {
+        }
+        &'nomad;job;help;eval'= {
+        }
+        &'nomad;job;help;deployments'= {
+        }
+        &'nomad;job;help;scaling-events'= {
         }
         &'nomad;job;help;help'= {
         }
@@ -946,11 +996,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
             cand --check-index 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist'
+            cand --eval-priority 'Override the priority of the evaluation this registration creates'
             cand --var 'Variable for template, can be used multiple times (key=value)'
             cand --var-file 'Path to an HCL2 file containing user variables, can be used multiple times'
             cand --detach 'Return immediately instead of entering monitor mode'
             cand --verbose 'Display full information'
             cand --output 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+            cand --preserve-counts 'Keep the current counts of task groups the running job already has'
+            cand --policy-override 'Override soft-mandatory Sentinel policies (accepted; there are none here)'
             cand --json 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
             cand --hcl2-strict 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
             cand -h 'Print help'
@@ -961,11 +1014,13 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --eval-priority 'Override the priority of the evaluation that stops the job'
             cand --detach 'Return immediately instead of entering monitor mode'
             cand --purge 'Purge is used to stop the job and purge it from the system'
             cand --yes 'Automatic yes to prompts'
             cand --global 'Stop a multi-region job in all its regions'
             cand --verbose 'Display full information'
+            cand --no-shutdown-delay 'Stop the allocations without waiting out their shutdown_delay'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -979,6 +1034,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --version 'Display the job at this version instead of the latest'
             cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -1144,6 +1200,9 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand dispatch 'Dispatch an instance of a parameterized job'
             cand periodic 'Interact with periodic jobs'
             cand scale 'Change the count of a job''s task group'
+            cand eval 'Force an evaluation of the job'
+            cand deployments 'List deployments for a job'
+            cand scaling-events 'Display the most recent scaling events for a job'
         }
         &'nomad;help;job;init'= {
         }
@@ -1175,6 +1234,12 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;periodic;force'= {
         }
         &'nomad;help;job;scale'= {
+        }
+        &'nomad;help;job;eval'= {
+        }
+        &'nomad;help;job;deployments'= {
+        }
+        &'nomad;help;job;scaling-events'= {
         }
         &'nomad;help;node'= {
             cand status 'Display status information about nodes'

@@ -267,22 +267,25 @@ false\t''"
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l check -d 'Report files that are not formatted and exit 1, without writing them'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l recursive -d 'Process subdirectories too'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "init" -d 'Create an example job file'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "run" -d 'Run a new job or update an existing job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "status" -d 'Display status information about a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "stop" -d 'Stop a running job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "inspect" -d 'Inspect a submitted job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "validate" -d 'Check a job specification for syntax errors'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "allocs" -d 'List allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "history" -d 'Display all tracked versions of a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "promote" -d 'Promote a job\'s canaries'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "revert" -d 'Revert to a prior version of the job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "periodic" -d 'Interact with periodic jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "scale" -d 'Change the count of a job\'s task group'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "eval" -d 'Force an evaluation of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "deployments" -d 'List deployments for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "scaling-events" -d 'Display the most recent scaling events for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
@@ -290,11 +293,14 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l check-index -d 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l eval-priority -d 'Override the priority of the evaluation this registration creates' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l preserve-counts -d 'Keep the current counts of task groups the running job already has'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l policy-override -d 'Override soft-mandatory Sentinel policies (accepted; there are none here)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
@@ -312,16 +318,19 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l eval-priority -d 'Override the priority of the evaluation that stops the job' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l purge -d 'Purge is used to stop the job and purge it from the system'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l yes -d 'Automatic yes to prompts'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l global -d 'Stop a multi-region job in all its regions'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l no-shutdown-delay -d 'Stop the allocations without waiting out their shutdown_delay'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from validate" -l address -d 'The address of the Nomad server' -r
@@ -402,6 +411,29 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scale" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l force-reschedule -d 'Force failed allocations to be rescheduled, even past their reschedule policy'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l detach -d 'Return immediately instead of entering monitor mode'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from eval" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l latest -d 'Only show the latest deployment'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l all -d 'Also show deployments of earlier jobs registered with the same ID'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l json -d 'Output the deployments in their JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -l verbose -d 'Also show each event\'s error flag, message and eval ID'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from scaling-events" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "init" -d 'Create an example job file'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
@@ -416,6 +448,9 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "periodic" -d 'Interact with periodic jobs'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "eval" -d 'Force an evaluation of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "deployments" -d 'List deployments for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "scaling-events" -d 'Display the most recent scaling events for a job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and not __fish_seen_subcommand_from status drain eligibility meta help" -f -a "status" -d 'Display status information about nodes'
@@ -547,11 +582,14 @@ complete -c nomad -n "__fish_nomad_using_subcommand run" -l region -d 'The regio
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l check-index -d 'If set, the job is only registered or updated if the passed job modify index matches the server side version. A value of zero registers the job only if it does not exist' -r
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l eval-priority -d 'Override the priority of the evaluation this registration creates' -r
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l var -d 'Variable for template, can be used multiple times (key=value)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l var-file -d 'Path to an HCL2 file containing user variables, can be used multiple times' -r -F
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l output -d 'Output the JSON that would be submitted to the HTTP API without submitting the job'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l preserve-counts -d 'Keep the current counts of task groups the running job already has'
+complete -c nomad -n "__fish_nomad_using_subcommand run" -l policy-override -d 'Override soft-mandatory Sentinel policies (accepted; there are none here)'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l json -d 'Parses the job file as JSON. If the outer object has a Job field, such as from "nomad job inspect" or "nomad run -output", the value of the field is used as the job'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -l hcl2-strict -d 'Accepted for compatibility (`-hcl2-strict=false` is common in scripts); the parser is always strict about unknown blocks and attributes'
 complete -c nomad -n "__fish_nomad_using_subcommand run" -s h -l help -d 'Print help'
@@ -559,11 +597,13 @@ complete -c nomad -n "__fish_nomad_using_subcommand stop" -l address -d 'The add
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l eval-priority -d 'Override the priority of the evaluation that stops the job' -r
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l detach -d 'Return immediately instead of entering monitor mode'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l purge -d 'Purge is used to stop the job and purge it from the system'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l yes -d 'Automatic yes to prompts'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l global -d 'Stop a multi-region job in all its regions'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand stop" -l no-shutdown-delay -d 'Stop the allocations without waiting out their shutdown_delay'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand init" -s h -l help -d 'Print help'
@@ -571,6 +611,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l address -d 'The 
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand validate" -l address -d 'The address of the Nomad server' -r
@@ -677,6 +718,9 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "periodic" -d 'Interact with periodic jobs'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "eval" -d 'Force an evaluation of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "deployments" -d 'List deployments for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "scaling-events" -d 'Display the most recent scaling events for a job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "status" -d 'Display status information about nodes'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "drain" -d 'Toggle drain mode on a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'

@@ -403,6 +403,146 @@ fn scale_changes_the_count_within_policy_and_records_events() {
     let out = agent.nomad(&["job", "scale", "example", "nope", "2"]);
     assert_exit(&out, 1);
     assert!(stderr(&out).contains("Group nope not found within job"));
+
+    let events = agent.nomad(&["job", "scaling-events", "example"]);
+    assert_exit(&events, 0);
+    let text = stdout(&events);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("Task Group  Count  PrevCount  Date"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("web         3      1          "),
+        "{text}"
+    );
+
+    let deps = agent.nomad(&["job", "deployments", "example"]);
+    assert_exit(&deps, 0);
+    let text = stdout(&deps);
+    assert!(
+        text.starts_with("ID        Job ID   Job Version  Status"),
+        "{text}"
+    );
+    assert!(text.lines().count() >= 3, "two deployments: {text}");
+    let latest = agent.nomad(&["job", "deployments", "-latest", "example"]);
+    assert_exit(&latest, 0);
+    assert!(
+        stdout(&latest).contains("Job Version = 1"),
+        "{}",
+        stdout(&latest)
+    );
+}
+
+#[test]
+fn job_eval_inspect_versions_and_run_stop_options() {
+    let agent = Agent::dev();
+    let path = write(&agent, "j.hcl", &job_hcl(1, "1000s"));
+    assert_exit(&agent.nomad(&["job", "run", "-detach", &path]), 0);
+    // A re-run with -preserve-counts keeps the running count; -eval-priority sets the eval's.
+    let path3 = write(&agent, "j3.hcl", &job_hcl(3, "2000s"));
+    let out = agent.nomad(&[
+        "job",
+        "run",
+        "-detach",
+        "-preserve-counts",
+        "-eval-priority",
+        "77",
+        &path3,
+    ]);
+    assert_exit(&out, 0);
+    let job = agent.get("/v1/job/example");
+    assert_eq!(
+        (
+            job["Version"].as_u64(),
+            job["TaskGroups"][0]["Count"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let evals = agent.get("/v1/job/example/evaluations");
+    assert!(
+        evals
+            .as_array()
+            .expect("evals")
+            .iter()
+            .any(|e| e["Priority"] == 77),
+        "{evals}"
+    );
+    let bad = agent.nomad(&["job", "run", "-eval-priority", "101", &path3]);
+    assert_exit(&bad, 1);
+    assert!(
+        stderr(&bad).contains("Eval priority must be between 1 and 100 inclusively"),
+        "{}",
+        stderr(&bad)
+    );
+
+    // inspect -version picks an older version; a missing one is an error.
+    let v0 = agent.nomad(&["job", "inspect", "-json", "-version", "0", "example"]);
+    assert_exit(&v0, 0);
+    let v0: Value = serde_json::from_str(&stdout(&v0)).expect("json");
+    assert_eq!(v0["Version"], 0);
+    assert_eq!(
+        v0["TaskGroups"][0]["Tasks"][0]["Config"]["run_for"],
+        "1000s"
+    );
+    let none = agent.nomad(&["job", "inspect", "-version", "9", "example"]);
+    assert_exit(&none, 1);
+    assert!(
+        stderr(&none).contains(r#"job "example" with version 9 couldn't be found"#),
+        "{}",
+        stderr(&none)
+    );
+
+    // job eval: a new eval, monitored or detached.
+    let out = agent.nomad(&["job", "eval", "example"]);
+    assert_exit(&out, 0);
+    assert!(
+        stdout(&out).contains("finished with status \"complete\""),
+        "{}",
+        stdout(&out)
+    );
+    let out = agent.nomad(&["job", "eval", "-detach", "-force-reschedule", "example"]);
+    assert_exit(&out, 0);
+    assert!(
+        stdout(&out).starts_with("Created eval ID: \""),
+        "{}",
+        stdout(&out)
+    );
+    let (code, body) = http(
+        "PUT",
+        &format!("{}/v1/job/example/evaluate", agent.addr()),
+        Some(r#"{"JobID":"other"}"#),
+    )
+    .expect("evaluate");
+    assert_eq!((code, body.as_str()), (400, "JobID not same as job name"));
+
+    // stop with an eval priority and no shutdown delay.
+    let out = agent.nomad(&[
+        "job",
+        "stop",
+        "-detach",
+        "-eval-priority",
+        "88",
+        "-no-shutdown-delay",
+        "example",
+    ]);
+    assert_exit(&out, 0);
+    let eval_id = stdout(&out).trim().to_string();
+    let eval = agent.get(&format!("/v1/evaluation/{eval_id}"));
+    assert_eq!(
+        (eval["Priority"].as_i64(), eval["TriggeredBy"].as_str()),
+        (Some(88), Some("job-deregister"))
+    );
+    let allocs = agent.get("/v1/job/example/allocations");
+    assert!(
+        allocs
+            .as_array()
+            .expect("allocs")
+            .iter()
+            .filter(|a| a["JobVersion"] == 1)
+            .all(|a| a["DesiredTransition"]["NoShutdownDelay"] == true),
+        "{allocs}"
+    );
 }
 
 #[test]

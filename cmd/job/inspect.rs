@@ -14,6 +14,9 @@ pub struct Args {
     /// Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper).
     #[arg(long)]
     pub json: bool,
+    /// Display the job at this version instead of the latest.
+    #[arg(long, value_name = "N")]
+    pub version: Option<u64>,
     /// The job ID or prefix; with -json and no job, all jobs are listed.
     pub job: Option<String>,
 }
@@ -37,10 +40,28 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         return Ok(1);
     };
     let (id, ns) = meta::job_id_by_prefix(&client, g, prefix).await?;
-    let (job, _) = client
-        .job(&id, Some(&QueryOptions::namespace(&ns)))
-        .await
-        .context("Error inspecting job")?;
+    let q = QueryOptions::namespace(&ns);
+    let job = match args.version {
+        None => client.job(&id, Some(&q)).await.map(|(j, _)| Some(j)),
+        Some(v) => client
+            .job_versions(&id, Some(&q))
+            .await
+            .map(|(all, _)| all.into_iter().find(|j| j.version == v)),
+    };
+    let job = match job {
+        Ok(j) => j,
+        Err(e) => {
+            output::err(format!("Error inspecting job: {e}"));
+            return Ok(1);
+        }
+    };
+    let Some(job) = job else {
+        output::err(format!(
+            "Error inspecting job: job {id:?} with version {} couldn't be found",
+            args.version.unwrap_or_default()
+        ));
+        return Ok(1);
+    };
     let text = if args.json {
         output::json_pretty(&job)?
     } else {

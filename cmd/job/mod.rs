@@ -1,7 +1,9 @@
 //! `nomad job ...`: interact with jobs.
 
 pub mod allocs;
+pub mod deployments;
 pub mod dispatch;
+pub mod eval;
 pub mod history;
 pub mod init;
 pub mod inspect;
@@ -12,6 +14,7 @@ pub mod promote;
 pub mod revert;
 pub mod run;
 pub mod scale;
+pub mod scaling_events;
 pub mod status;
 pub mod stop;
 pub mod validate;
@@ -55,6 +58,13 @@ pub enum JobCommand {
     Periodic(periodic::PeriodicCommand),
     /// Change the count of a job's task group
     Scale(scale::Args),
+    /// Force an evaluation of the job
+    Eval(eval::Args),
+    /// List deployments for a job
+    Deployments(deployments::Args),
+    /// Display the most recent scaling events for a job
+    #[command(name = "scaling-events")]
+    ScalingEvents(scaling_events::Args),
 }
 
 pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
@@ -73,6 +83,9 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Dispatch(a) => dispatch::run(a, &a.global).await,
         JobCommand::Periodic(c) => periodic::run(c).await,
         JobCommand::Scale(a) => scale::run(a, &a.global).await,
+        JobCommand::Eval(a) => eval::run(a, &a.global).await,
+        JobCommand::Deployments(a) => deployments::run(a, &a.global).await,
+        JobCommand::ScalingEvents(a) => scaling_events::run(a, &a.global).await,
     }
 }
 

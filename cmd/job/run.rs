@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Context as _};
+use nomad::api::client::RegisterOptions;
 use serde::Serialize;
 
 use super::{is_multiregion, is_parameterized, is_periodic, JobFileArgs};
@@ -27,6 +28,15 @@ pub struct Args {
     /// the server side version. A value of zero registers the job only if it does not exist.
     #[arg(long = "check-index", value_name = "INDEX")]
     pub check_index: Option<String>,
+    /// Override the priority of the evaluation this registration creates.
+    #[arg(long = "eval-priority", value_name = "N", default_value_t = 0)]
+    pub eval_priority: i32,
+    /// Keep the current counts of task groups the running job already has.
+    #[arg(long = "preserve-counts")]
+    pub preserve_counts: bool,
+    /// Override soft-mandatory Sentinel policies (accepted; there are none here).
+    #[arg(long = "policy-override")]
+    pub policy_override: bool,
     #[command(flatten)]
     pub file: JobFileArgs,
     /// The job file.
@@ -75,7 +85,13 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         ),
     };
 
-    let resp = match client.register_job(&job, check_index).await {
+    let opts = RegisterOptions {
+        check_index,
+        preserve_counts: args.preserve_counts,
+        policy_override: args.policy_override,
+        eval_priority: args.eval_priority,
+    };
+    let resp = match client.register_job(&job, &opts).await {
         Ok((resp, _)) => resp,
         Err(e) => {
             let text = e.to_string();

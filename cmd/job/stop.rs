@@ -27,6 +27,12 @@ pub struct Args {
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
+    /// Override the priority of the evaluation that stops the job.
+    #[arg(long = "eval-priority", value_name = "N", default_value_t = 0)]
+    pub eval_priority: i32,
+    /// Stop the allocations without waiting out their shutdown_delay.
+    #[arg(long = "no-shutdown-delay")]
+    pub no_shutdown_delay: bool,
     /// The job ID or prefix.
     pub job: String,
 }
@@ -56,6 +62,13 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let mut q = QueryOptions::namespace(&job.namespace);
     if args.all_regions {
         q.params.push(("global".into(), "true".into()));
+    }
+    if args.eval_priority != 0 {
+        q.params
+            .push(("eval_priority".into(), args.eval_priority.to_string()));
+    }
+    if args.no_shutdown_delay {
+        q.params.push(("no_shutdown_delay".into(), "true".into()));
     }
     let resp = match client.deregister_job(&job.id, args.purge, Some(&q)).await {
         Ok((r, _)) => r,

@@ -650,17 +650,20 @@ impl Client {
 
     // ---- jobs ----
 
-    /// `PUT /v1/jobs`. `check_index` sets EnforceIndex/JobModifyIndex (`job run -check-index`).
+    /// `PUT /v1/jobs`. `opts.check_index` sets EnforceIndex/JobModifyIndex (`job run
+    /// -check-index`).
     pub async fn register_job(
         &self,
         job: &Job,
-        check_index: Option<u64>,
+        opts: &RegisterOptions,
     ) -> Result<(JobRegisterResponse, WriteMeta)> {
         let req = JobRegisterRequest {
             job: Some(job.clone()),
-            enforce_index: check_index.is_some(),
-            job_modify_index: check_index.unwrap_or(0),
-            ..Default::default()
+            enforce_index: opts.check_index.is_some(),
+            job_modify_index: opts.check_index.unwrap_or(0),
+            policy_override: opts.policy_override,
+            preserve_counts: opts.preserve_counts,
+            eval_priority: opts.eval_priority,
         };
         // A job names its own namespace/region; the request goes there, as Nomad's CLI does.
         let q = QueryOptions {
@@ -1109,6 +1112,19 @@ fn query_meta(h: &reqwest::header::HeaderMap) -> QueryMeta {
 /// Whether an HTTP status means "the agent has no such endpoint" rather than a real failure.
 pub fn is_missing_endpoint(err: &ClientError) -> bool {
     matches!(err.status(), Some(s) if s == StatusCode::NOT_FOUND.as_u16() || s == StatusCode::METHOD_NOT_ALLOWED.as_u16())
+}
+
+/// How `job run` registers: Nomad's `RegisterOptions`.
+#[derive(Debug, Clone, Default)]
+pub struct RegisterOptions {
+    /// Register only if the job's modify index is this (0: only if it does not exist).
+    pub check_index: Option<u64>,
+    /// Keep the counts of groups the running job already has.
+    pub preserve_counts: bool,
+    /// Override soft-mandatory policies (Sentinel; accepted for compatibility).
+    pub policy_override: bool,
+    /// Priority of the registration's eval (0: the job's).
+    pub eval_priority: i32,
 }
 
 #[cfg(test)]

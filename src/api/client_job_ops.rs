@@ -74,6 +74,21 @@ impl Client {
         self.write(Method::POST, &path, Some(&req), None).await
     }
 
+    /// `PUT /v1/job/:id/evaluate`: a new eval of the job, optionally forcing failed allocs to
+    /// reschedule.
+    pub async fn evaluate_job(
+        &self,
+        job_id: &str,
+        force_reschedule: bool,
+    ) -> Result<(JobRegisterResponse, WriteMeta)> {
+        let body = serde_json::json!({
+            "JobID": job_id,
+            "EvalOptions": {"ForceReschedule": force_reschedule},
+        });
+        let path = format!("/v1/job/{}/evaluate", path_segment(job_id));
+        self.write(Method::PUT, &path, Some(&body), None).await
+    }
+
     /// `GET /v1/job/:id/scale`.
     pub async fn job_scale_status(&self, job_id: &str) -> Result<(JobScaleStatus, QueryMeta)> {
         let path = format!("/v1/job/{}/scale", path_segment(job_id));

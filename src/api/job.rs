@@ -408,6 +408,8 @@ pub struct JobRegisterRequest {
     pub job_modify_index: u64,
     pub policy_override: bool,
     pub preserve_counts: bool,
+    /// The priority of the registration's eval (0: the job's priority).
+    pub eval_priority: i32,
 }
 
 /// Response of a job register (Nomad's `JobRegisterResponse`).

@@ -1,4 +1,5 @@
-//! Job operations under `/v1/job/<id>/...`: `plan`, `dispatch`, `periodic/force` and `scale`.
+//! Job operations under `/v1/job/<id>/...`: `plan`, `dispatch`, `periodic/force`, `scale` and
+//! `evaluate`.
 //! `jobs::dispatch` offers every job sub-path here first.
 
 use axum::body::Bytes;
@@ -33,6 +34,9 @@ pub async fn job_route(
     }
     if let Some(id) = rest.strip_suffix("/dispatch") {
         return Some(dispatch(st, req, id, body).await);
+    }
+    if let Some(id) = rest.strip_suffix("/evaluate") {
+        return Some(evaluate(st, req, id, body).await);
     }
     None
 }
@@ -95,6 +99,58 @@ async fn dispatch(
             request: args,
             idempotency_token: req.get("idempotency_token").unwrap_or_default().to_string(),
         },
+    )
+    .await?;
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct JobEvaluateRequest {
+    #[serde(rename = "JobID")]
+    job_id: String,
+    eval_options: EvalOptions,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct EvalOptions {
+    force_reschedule: bool,
+}
+
+/// `PUT /v1/job/<id>/evaluate`: a new eval of the job (the body is optional, as in Nomad).
+async fn evaluate(
+    st: &HttpState,
+    req: &Req,
+    id: &str,
+    body: &Bytes,
+) -> Result<Response, HttpError> {
+    write_method(req)?;
+    let server = need_server(st, req)?;
+    let args: JobEvaluateRequest = if body.is_empty() {
+        JobEvaluateRequest {
+            job_id: id.to_string(),
+            ..Default::default()
+        }
+    } else {
+        decode(body)?
+    };
+    if args.job_id.is_empty() {
+        return Err(HttpError::BadRequest(
+            "Job ID must be specified".to_string(),
+        ));
+    }
+    if args.job_id != id {
+        return Err(HttpError::BadRequest(
+            "JobID not same as job name".to_string(),
+        ));
+    }
+    let out = crate::server::endpoints::job_eval::evaluate(
+        server,
+        req.namespace(),
+        id,
+        args.eval_options.force_reschedule,
     )
     .await?;
     let meta = Meta::Write { index: out.index };

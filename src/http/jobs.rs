@@ -161,8 +161,20 @@ async fn register(
 
 async fn deregister(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
     let server = need_server(st, req)?;
-    let purge = req.bool("purge")?.unwrap_or(false);
-    let out = job_ep::deregister(server, req.namespace(), id, purge).await?;
+    let eval_priority = match req.get("eval_priority") {
+        None => 0,
+        Some(v) => v.parse::<i32>().map_err(|e| {
+            HttpError::BadRequest(format!(
+                "Failed to parse value of \"eval_priority\" ({v}) as int: {e}"
+            ))
+        })?,
+    };
+    let opts = job_ep::DeregisterOptions {
+        purge: req.bool("purge")?.unwrap_or(false),
+        eval_priority,
+        no_shutdown_delay: req.bool("no_shutdown_delay")?.unwrap_or(false),
+    };
+    let out = job_ep::deregister(server, req.namespace(), id, opts).await?;
     let meta = Meta::Write { index: out.index };
     Ok(json(&out, req.pretty(), Some(meta)))
 }

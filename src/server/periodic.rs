@@ -60,10 +60,11 @@ impl PeriodicTracker {
     /// Track the active periodic jobs among `jobs` (all jobs in state); a job that is new or
     /// changed gets its next launch counted from `now`, one that is gone is dropped.
     ///
-    /// `last_launch` gives, for a job first seen, when it last launched (a new leader passes
-    /// the state's launch table): its next launch counts from then, and a launch that came due
-    /// meanwhile (while no leader ran it) happens now, once, as Nomad's leader restores its
-    /// periodic dispatcher.
+    /// `last_launch` gives, for a job first seen, when it last launched (the state's launch
+    /// table): its next launch counts from then, and a launch that came due meanwhile (while no
+    /// leader ran it) happens now, once, as Nomad's leader restores its periodic dispatcher. A
+    /// job first seen because it was just registered has its registration time there, which is
+    /// the same as counting from now; a changed job counts from now.
     pub fn sync(&mut self, jobs: &[Arc<Job>], now: i64, last_launch: impl Fn(&Job) -> Option<i64>) {
         let mut seen = BTreeMap::new();
         for job in jobs.iter().filter(|j| is_active(j)) {
@@ -73,8 +74,10 @@ impl PeriodicTracker {
                 .get(&key)
                 .is_some_and(|t| t.job.job_modify_index == job.job_modify_index);
             if !unchanged {
+                let first_seen = !self.jobs.contains_key(&key);
                 if let Ok(Some(spec)) = PeriodicSpec::from_job(job) {
-                    let next = match last_launch(job) {
+                    let last = if first_seen { last_launch(job) } else { None };
+                    let next = match last {
                         Some(last) => spec.next_after(last).map(|n| n.max(now)),
                         None => spec.next_after(now),
                     };
@@ -220,19 +223,14 @@ pub async fn force(
 /// most a second). Not leading, it tracks nothing, so a new leader starts from its own now.
 pub(crate) async fn run(server: Server, clock: Arc<dyn Clock>) {
     let mut tracker = PeriodicTracker::default();
-    let mut leading = false;
     loop {
         if server.is_leader() {
             let now = clock.unix_nanos();
             let snap = server.state().snapshot();
-            // Only on gaining leadership do launch times come from state; after that the
-            // tracker itself knows (an updated job counts from now, as in Nomad).
-            let restoring = !leading;
-            leading = true;
+            // A job the tracker has not seen (all of them on gaining leadership, even those
+            // whose log entries are applied only after it) counts from its last launch.
             tracker.sync(&snap.jobs(None), now, |j| {
-                restoring
-                    .then(|| snap.periodic_launch(&j.namespace, &j.id))
-                    .flatten()
+                snap.periodic_launch(&j.namespace, &j.id)
             });
             for (job, at) in tracker.due(now) {
                 if is_overlap_prohibited(&job) && running_children(&snap, &job) {
@@ -243,11 +241,8 @@ pub(crate) async fn run(server: Server, clock: Arc<dyn Clock>) {
                     tracing::warn!(job = %job.id, error = %e, "periodic launch failed");
                 }
             }
-        } else {
-            leading = false;
-            if tracker.tracked() > 0 {
-                tracker = PeriodicTracker::default();
-            }
+        } else if tracker.tracked() > 0 {
+            tracker = PeriodicTracker::default();
         }
         let sleep = tracker
             .next_wakeup()
@@ -351,6 +346,13 @@ mod tests {
         t.sync(std::slice::from_ref(&job), T0 + 60 * SEC, |_| Some(T0));
         assert!(t.due(T0 + 60 * SEC).is_empty());
         assert_eq!(t.next_wakeup(), Some(T0 + 300 * SEC));
+        // A changed job counts from now, whatever its last launch.
+        let changed = periodic("every5", "*/10 * * * *", 2);
+        t.sync(std::slice::from_ref(&changed), T0 + 17 * 60 * SEC, |_| {
+            Some(T0)
+        });
+        assert_eq!(t.next_wakeup(), Some(T0 + 20 * 60 * SEC));
+        assert!(t.due(T0 + 17 * 60 * SEC).is_empty());
         assert_eq!(launch_time("every5/periodic-1796277600"), Some(T0));
         assert_eq!(launch_time("every5"), None);
     }

@@ -188,7 +188,7 @@ async fn register_places_then_stop_stops_and_capacity_unblocks() {
     assert!(!failed.blocked_eval.is_empty());
 
     // Stopping "web" frees memory: its allocs finish on the client, and the blocked eval fits.
-    job::deregister(&server, "default", "web", false)
+    job::deregister(&server, "default", "web", Default::default())
         .await
         .expect("stop web");
     wait("web stopped", || {

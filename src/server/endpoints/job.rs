@@ -61,6 +61,17 @@ pub fn check(server: &Server, mut job: Job) -> Result<(Job, Vec<String>), Vec<St
     }
 }
 
+/// Nomad's check of an eval priority override (0: none).
+pub fn check_eval_priority(priority: i32) -> Result<(), ServerError> {
+    if priority == 0 || (1..=jobspec::JOB_MAX_PRIORITY).contains(&priority) {
+        Ok(())
+    } else {
+        Err(ServerError::BadRequest(
+            "Eval priority must be between 1 and 100 inclusively".to_string(),
+        ))
+    }
+}
+
 /// Register (create or update) a job and create the eval that schedules it.
 pub async fn register(
     server: &Server,
@@ -72,11 +83,22 @@ pub async fn register(
             "missing job for registration".to_string(),
         ));
     };
-    let (job, warnings) =
+    check_eval_priority(req.eval_priority)?;
+    let (mut job, warnings) =
         check(server, job).map_err(|errors| ServerError::BadRequest(format_multierror(&errors)))?;
 
     let snap = server.state().snapshot();
     let existing = snap.job_by_id(&job.namespace, &job.id);
+    if req.preserve_counts {
+        // Groups the running job has keep their count; new groups take the file's.
+        if let Some(old) = &existing {
+            for tg in &mut job.task_groups {
+                if let Some(prev) = old.lookup_task_group(&tg.name) {
+                    tg.count = prev.count;
+                }
+            }
+        }
+    }
     if req.enforce_index {
         let current = existing.as_ref().map(|j| j.job_modify_index).unwrap_or(0);
         if current != req.job_modify_index {
@@ -104,7 +126,11 @@ pub async fn register(
     let eval = (!job.is_template()).then(|| Evaluation {
         id: generate_id(),
         namespace: job.namespace.clone(),
-        priority: job.priority,
+        priority: if req.eval_priority > 0 {
+            req.eval_priority
+        } else {
+            job.priority
+        },
         r#type: job.r#type.clone(),
         triggered_by: TRIGGER_JOB_REGISTER.to_string(),
         job_id: job.id.clone(),
@@ -156,22 +182,63 @@ pub async fn register(
     })
 }
 
+/// How a job is stopped (`nomad job stop` flags).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeregisterOptions {
+    /// Remove the job from state instead of marking it stopped.
+    pub purge: bool,
+    /// Priority of the stop's eval (0: the job's).
+    pub eval_priority: i32,
+    /// Stop the allocs without waiting out their groups' shutdown_delay.
+    pub no_shutdown_delay: bool,
+}
+
 /// Stop a job (or purge it) and create the eval that stops its allocs.
 pub async fn deregister(
     server: &Server,
     namespace: &str,
     job_id: &str,
-    purge: bool,
+    opts: DeregisterOptions,
 ) -> Result<JobDeregisterResponse, ServerError> {
+    check_eval_priority(opts.eval_priority)?;
     let snap = server.state().snapshot();
     let Some(job) = snap.job_by_id(namespace, job_id) else {
         return Err(ServerError::NotFound("job not found".to_string()));
     };
     let now = now_nanos();
+    if opts.no_shutdown_delay {
+        // The job's allocs skip their shutdown_delay when the client stops them.
+        let transitions: std::collections::BTreeMap<_, _> = snap
+            .allocs_for_job(namespace, job_id)
+            .iter()
+            .filter(|a| !a.terminal())
+            .map(|a| {
+                let t = DesiredTransition {
+                    no_shutdown_delay: Some(true),
+                    ..Default::default()
+                };
+                (a.id.clone(), t)
+            })
+            .collect();
+        if !transitions.is_empty() {
+            server
+                .propose(Command::AllocUpdateDesiredTransition {
+                    transitions,
+                    evals: Vec::new(),
+                    time: now,
+                })
+                .await?;
+        }
+    }
+    let purge = opts.purge;
     let eval = (!job.is_template()).then(|| Evaluation {
         id: generate_id(),
         namespace: namespace.to_string(),
-        priority: job.priority,
+        priority: if opts.eval_priority > 0 {
+            opts.eval_priority
+        } else {
+            job.priority
+        },
         r#type: job.r#type.clone(),
         triggered_by: TRIGGER_JOB_DEREGISTER.to_string(),
         job_id: job_id.to_string(),

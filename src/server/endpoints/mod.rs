@@ -6,6 +6,7 @@ pub mod deployment;
 pub mod eval;
 pub mod job;
 pub mod job_dispatch;
+pub mod job_eval;
 pub mod job_plan;
 pub mod job_scale;
 pub mod node;

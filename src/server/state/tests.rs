@@ -341,6 +341,16 @@ fn periodic_launches_are_recorded_survive_snapshots_and_go_with_the_job() {
         restored.snapshot().periodic_launch("default", "nightly"),
         Some(1_800_000_000 * SECOND)
     );
+    // Stopped, then started again: counted from the new registration, so the launches that
+    // fell while it was stopped are not "missed".
+    let mut stopped = parent.clone();
+    stopped.stop = true;
+    register(10, stopped, 100);
+    register(11, parent.clone(), 111);
+    assert_eq!(
+        store.snapshot().periodic_launch("default", "nightly"),
+        Some(111)
+    );
 
     store.apply(
         4,

@@ -19,6 +19,10 @@ impl StateSnapshot {
     /// server computes the same version from the same log.
     pub(crate) fn upsert_job(&mut self, index: u64, mut job: Job, submit_time: i64) -> Arc<Job> {
         let k = key(&job.namespace, &job.id);
+        let was_active = self
+            .jobs
+            .get(&k)
+            .is_some_and(|j| crate::server::periodic::is_active(j));
         match self.jobs.get(&k) {
             Some(existing) => {
                 job.create_index = existing.create_index;
@@ -41,15 +45,18 @@ impl StateSnapshot {
         self.touch(Table::Jobs, index);
         self.touch(Table::JobVersions, index);
         self.ensure_summary(index, &job);
-        self.record_periodic_launch(&job, submit_time);
+        self.record_periodic_launch(&job, was_active, submit_time);
         job
     }
 
-    /// An active periodic job's first entry is its registration time; each launch of a child
-    /// (named `<parent>/periodic-<unix seconds>`) then moves the parent's entry to that time.
-    fn record_periodic_launch(&mut self, job: &Job, submit_time: i64) {
+    /// An active periodic job's first entry is its registration time (again when it becomes
+    /// active after being stopped or disabled, so nothing "missed" meanwhile launches); each
+    /// launch of a child (named `<parent>/periodic-<unix seconds>`) then moves the parent's
+    /// entry to that time.
+    fn record_periodic_launch(&mut self, job: &Job, was_active: bool, submit_time: i64) {
         let k = key(&job.namespace, &job.id);
-        if crate::server::periodic::is_active(job) && !self.periodic_launches.contains_key(&k) {
+        let active = crate::server::periodic::is_active(job);
+        if active && (!was_active || !self.periodic_launches.contains_key(&k)) {
             self.periodic_launches.insert(k, submit_time);
         }
         if job.parent_id.is_empty() {

@@ -988,8 +988,23 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         'nomad;operator' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Query Nomad''s HTTP API like curl')
             [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;api' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'The HTTP method (default GET, or POST when a body comes on stdin)')
+            [CompletionResult]::new('-H', '-H ', [CompletionResultType]::ParameterName, 'A request header, `Key: Value` (repeatable)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'A filter expression, added as `?filter=`')
+            [CompletionResult]::new('--dryrun', '--dryrun', [CompletionResultType]::ParameterName, 'Print the equivalent curl command instead of sending the request')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print the request and response headers on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'nomad;operator;scheduler' {
@@ -1045,8 +1060,12 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;operator;help' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Query Nomad''s HTTP API like curl')
             [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;operator;help;api' {
             break
         }
         'nomad;operator;help;scheduler' {
@@ -1492,7 +1511,11 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;operator' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Query Nomad''s HTTP API like curl')
             [CompletionResult]::new('scheduler', 'scheduler', [CompletionResultType]::ParameterValue, 'Provides access to the scheduler configuration')
+            break
+        }
+        'nomad;help;operator;api' {
             break
         }
         'nomad;help;operator;scheduler' {

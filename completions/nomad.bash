@@ -391,6 +391,9 @@ _nomad() {
             nomad__subcmd__help__subcmd__node__subcmd__meta,read)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__meta__subcmd__read"
                 ;;
+            nomad__subcmd__help__subcmd__operator,api)
+                cmd="nomad__subcmd__help__subcmd__operator__subcmd__api"
+                ;;
             nomad__subcmd__help__subcmd__operator,scheduler)
                 cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler"
                 ;;
@@ -598,11 +601,17 @@ _nomad() {
             nomad__subcmd__node__subcmd__meta__subcmd__help,read)
                 cmd="nomad__subcmd__node__subcmd__meta__subcmd__help__subcmd__read"
                 ;;
+            nomad__subcmd__operator,api)
+                cmd="nomad__subcmd__operator__subcmd__api"
+                ;;
             nomad__subcmd__operator,help)
                 cmd="nomad__subcmd__operator__subcmd__help"
                 ;;
             nomad__subcmd__operator,scheduler)
                 cmd="nomad__subcmd__operator__subcmd__scheduler"
+                ;;
+            nomad__subcmd__operator__subcmd__help,api)
+                cmd="nomad__subcmd__operator__subcmd__help__subcmd__api"
                 ;;
             nomad__subcmd__operator__subcmd__help,help)
                 cmd="nomad__subcmd__operator__subcmd__help__subcmd__help"
@@ -2632,8 +2641,22 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__operator)
-            opts="scheduler"
+            opts="api scheduler"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__operator__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4282,7 +4305,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__operator)
-            opts="-h --help scheduler help"
+            opts="-h --help api scheduler help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4295,9 +4318,65 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__operator__subcmd__help)
-            opts="scheduler help"
+        nomad__subcmd__operator__subcmd__api)
+            opts="-X -H -h --address --region --namespace --token --filter --dryrun --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -H)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help)
+            opts="api scheduler help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__operator__subcmd__help__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

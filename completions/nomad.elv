@@ -864,8 +864,22 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;operator'= {
             cand -h 'Print help'
             cand --help 'Print help'
+            cand api 'Query Nomad''s HTTP API like curl'
             cand scheduler 'Provides access to the scheduler configuration'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;api'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -X 'The HTTP method (default GET, or POST when a body comes on stdin)'
+            cand -H 'A request header, `Key: Value` (repeatable)'
+            cand --filter 'A filter expression, added as `?filter=`'
+            cand --dryrun 'Print the equivalent curl command instead of sending the request'
+            cand --verbose 'Print the request and response headers on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'nomad;operator;scheduler'= {
             cand -h 'Print help'
@@ -913,8 +927,11 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;operator;scheduler;help;help'= {
         }
         &'nomad;operator;help'= {
+            cand api 'Query Nomad''s HTTP API like curl'
             cand scheduler 'Provides access to the scheduler configuration'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;operator;help;api'= {
         }
         &'nomad;operator;help;scheduler'= {
             cand get-config 'Display the current scheduler configuration'
@@ -1278,7 +1295,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;service;delete'= {
         }
         &'nomad;help;operator'= {
+            cand api 'Query Nomad''s HTTP API like curl'
             cand scheduler 'Provides access to the scheduler configuration'
+        }
+        &'nomad;help;operator;api'= {
         }
         &'nomad;help;operator;scheduler'= {
             cand get-config 'Display the current scheduler configuration'

@@ -546,13 +546,25 @@ complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_sub
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "info" -d 'Display an individual Nomad service registration'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Deregister a registered Nomad service'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from scheduler help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from scheduler help" -f -a "scheduler" -d 'Provides access to the scheduler configuration'
-complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from scheduler help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from api scheduler help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from api scheduler help" -f -a "api" -d 'Query Nomad\'s HTTP API like curl'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from api scheduler help" -f -a "scheduler" -d 'Provides access to the scheduler configuration'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and not __fish_seen_subcommand_from api scheduler help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -s X -d 'The HTTP method (default GET, or POST when a body comes on stdin)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -s H -d 'A request header, `Key: Value` (repeatable)' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l filter -d 'A filter expression, added as `?filter=`' -r
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l dryrun -d 'Print the equivalent curl command instead of sending the request'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -l verbose -d 'Print the request and response headers on stderr'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from api" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from scheduler" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from scheduler" -f -a "get-config" -d 'Display the current scheduler configuration'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from scheduler" -f -a "set-config" -d 'Modify the current scheduler configuration'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from scheduler" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from help" -f -a "api" -d 'Query Nomad\'s HTTP API like curl'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from help" -f -a "scheduler" -d 'Provides access to the scheduler configuration'
 complete -c nomad -n "__fish_nomad_using_subcommand operator; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand status" -l address -d 'The address of the Nomad server' -r
@@ -729,6 +741,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "list" -d 'Display all registered Nomad services'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "info" -d 'Display an individual Nomad service registration'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "delete" -d 'Deregister a registered Nomad service'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from operator" -f -a "api" -d 'Query Nomad\'s HTTP API like curl'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from operator" -f -a "scheduler" -d 'Provides access to the scheduler configuration'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "gc" -d 'Run the system garbage collection process'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from system" -f -a "reconcile" -d 'Perform system reconciliation tasks'

@@ -1,6 +1,6 @@
 //! `nomad operator scheduler get-config|set-config` and `/v1/operator/scheduler/configuration`
 //! through the real agent: defaults, set with check-and-set, rejected registrations and the
-//! paused eval broker.
+//! paused eval broker; `nomad operator api`.
 
 use std::time::Duration;
 
@@ -173,4 +173,39 @@ fn reject_registration_and_pause_broker() {
     agent.wait_alloc("op", "alloc running after resume", |a| {
         a["ClientStatus"] == "running"
     });
+}
+
+#[test]
+fn operator_api_queries_with_the_cli_address_and_filter() {
+    let agent = Agent::dev();
+    let out = agent.nomad(&["operator", "api", "/v1/status/leader"]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).starts_with('"'), "{}", stdout(&out));
+    let nodes = agent.nomad(&[
+        "operator",
+        "api",
+        "-filter",
+        r#"Status == "ready""#,
+        "/v1/nodes",
+    ]);
+    assert_exit(&nodes, 0);
+    let list: serde_json::Value = serde_json::from_str(&stdout(&nodes)).expect("json");
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+    let none = agent.nomad(&[
+        "operator",
+        "api",
+        "-filter",
+        r#"Status == "down""#,
+        "/v1/nodes",
+    ]);
+    assert_eq!(stdout(&none).trim(), "[]");
+    let dry = agent.nomad(&["operator", "api", "-dryrun", "-X", "DELETE", "/v1/job/x"]);
+    assert_exit(&dry, 0);
+    assert_eq!(
+        stdout(&dry).trim(),
+        format!("curl \\\n  -X DELETE \\\n  {}/v1/job/x", agent.addr())
+    );
+    let missing = agent.nomad(&["operator", "api"]);
+    assert_exit(&missing, 1);
+    assert!(stderr(&missing).contains("A path or URL is required"));
 }

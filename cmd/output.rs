@@ -347,8 +347,73 @@ pub fn filter_query(filter: Option<&str>) -> nomad::api::client::QueryOptions {
     q
 }
 
+/// Nomad's hint after a page of a paginated list: the same command line with the next token.
+pub fn pagination_hint(next_token: &str) -> std::io::Result<()> {
+    if next_token.is_empty() {
+        return Ok(());
+    }
+    let argv: Vec<String> = std::env::args().collect();
+    out(format!(
+        "\nResults have been paginated. To get the next page run:\n\n{} -page-token {next_token}",
+        args_without_page_token(&argv)
+    ))
+}
+
+/// The command line without its `-page-token` flag (Nomad's `argsWithoutPageToken`).
+fn args_without_page_token(argv: &[String]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        let bare = arg.trim_start_matches('-');
+        if arg.starts_with('-') && bare.starts_with("page-token") {
+            i += if arg.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        out.push(arg.as_str());
+        i += 1;
+    }
+    out.join(" ")
+}
+
+/// go-humanize's `FormatFloat("#,###.##", v)`: two decimals, commas between thousands.
+pub fn humanize_float(v: f64) -> String {
+    let fixed = format!("{:.2}", v.abs());
+    let (int, frac) = fixed.split_once('.').unwrap_or((&fixed, "00"));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if v < 0.0 && fixed != "0.00" { "-" } else { "" };
+    format!("{sign}{grouped}.{frac}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn humanized_floats_have_two_decimals_and_grouping() {
+        assert_eq!(super::humanize_float(3.0), "3.00");
+        assert_eq!(super::humanize_float(12.345), "12.35");
+        assert_eq!(super::humanize_float(1234567.5), "1,234,567.50");
+        assert_eq!(super::humanize_float(-0.001), "0.00");
+    }
+
+    #[test]
+    fn page_token_is_dropped_in_both_spellings() {
+        let v = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            super::args_without_page_token(&v("nomad eval list -per-page 2 -page-token 5.abc")),
+            "nomad eval list -per-page 2"
+        );
+        assert_eq!(
+            super::args_without_page_token(&v("nomad eval list -page-token=5.abc -verbose")),
+            "nomad eval list -verbose"
+        );
+    }
+
     use super::*;
 
     fn rows(r: &[&str]) -> Vec<String> {

@@ -775,6 +775,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--per-page', '--per-page', [CompletionResultType]::ParameterName, 'How many nodes to show per page')
+            [CompletionResult]::new('--page-token', '--page-token', [CompletionResultType]::ParameterName, 'Where to start pagination')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)')
             [CompletionResult]::new('--self', '--self', [CompletionResultType]::ParameterName, 'Query the status of the local node')
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Used only when a single node is being queried')
@@ -782,6 +784,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--allocs', '--allocs', [CompletionResultType]::ParameterName, 'Display a count of running allocations for each node')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only print the node IDs')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the node in its JSON format')
+            [CompletionResult]::new('--os', '--os', [CompletionResultType]::ParameterName, 'Display each node''s operating system name')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Display detailed resource usage statistics of the node')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

@@ -4271,7 +4271,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__status)
-            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --filter --help"
+            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --os --stats --per-page --page-token --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4290,6 +4290,14 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-page)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -683,6 +683,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --per-page 'How many nodes to show per page'
+            cand --page-token 'Where to start pagination'
             cand --filter 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)'
             cand --self 'Query the status of the local node'
             cand --short 'Display short output. Used only when a single node is being queried'
@@ -690,6 +692,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --allocs 'Display a count of running allocations for each node'
             cand --quiet 'Only print the node IDs'
             cand --json 'Output the node in its JSON format'
+            cand --os 'Display each node''s operating system name'
+            cand --stats 'Display detailed resource usage statistics of the node'
             cand -h 'Print help'
             cand --help 'Print help'
         }

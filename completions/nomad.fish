@@ -462,6 +462,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l per-page -d 'How many nodes to show per page' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l self -d 'Query the status of the local node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single node is being queried'
@@ -469,6 +471,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l allocs -d 'Display a count of running allocations for each node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l quiet -d 'Only print the node IDs'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l json -d 'Output the node in its JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l os -d 'Display each node\'s operating system name'
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l stats -d 'Display detailed resource usage statistics of the node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from drain" -l region -d 'The region of the Nomad servers to forward commands to' -r

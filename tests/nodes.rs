@@ -289,3 +289,41 @@ fn node_meta_apply_read_and_system_job_follows_the_new_meta() {
     assert_exit(&out, 1);
     assert!(stderr(&out).contains("Must specify -unset or at least 1 key=value pair"));
 }
+
+#[test]
+fn node_status_shows_the_os_pages_and_prints_detailed_stats() {
+    let agent = Agent::dev();
+    let node = node_id(&agent);
+    let os_name = agent.get(&format!("/v1/node/{node}"))["Attributes"]["os.name"]
+        .as_str()
+        .expect("os.name")
+        .to_string();
+    let out = agent.nomad(&["node", "status", "-os"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.contains("Class   OS")),
+        "{text}"
+    );
+    assert!(text.contains(&format!(" {os_name} ")), "{text}");
+    let stubs = agent.get("/v1/nodes?os=true");
+    assert_eq!(stubs[0]["Attributes"]["os.name"], os_name.as_str());
+    assert!(agent.get("/v1/nodes")[0].get("Attributes").is_none());
+    // One node fits one page: no next token, no hint.
+    let paged = agent.nomad(&["node", "status", "-per-page", "1"]);
+    assert_exit(&paged, 0);
+    assert!(!stdout(&paged).contains("Results have been paginated"));
+
+    let out = agent.nomad(&["node", "status", "-stats", &node]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    for section in [
+        "\nCPU Stats\nCPU    = cpu0",
+        "\nMemory Stats\nTotal ",
+        "\nDisk Stats\nDevice ",
+    ] {
+        assert!(text.contains(section), "{section:?} in {text}");
+    }
+}

@@ -65,48 +65,6 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     output::out(super::status::eval_list(&evals, args.verbose))?;
-    if !meta.next_token.is_empty() {
-        let argv: Vec<String> = std::env::args().collect();
-        output::out(format!(
-            "\nResults have been paginated. To get the next page run:\n\n{} -page-token {}",
-            args_without_page_token(&argv),
-            meta.next_token
-        ))?;
-    }
+    output::pagination_hint(&meta.next_token)?;
     Ok(0)
-}
-
-/// The command line without its `-page-token` flag (Nomad's `argsWithoutPageToken`).
-fn args_without_page_token(argv: &[String]) -> String {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let arg = &argv[i];
-        let bare = arg.trim_start_matches('-');
-        if arg.starts_with('-') && bare.starts_with("page-token") {
-            i += if arg.contains('=') { 1 } else { 2 };
-            continue;
-        }
-        out.push(arg.as_str());
-        i += 1;
-    }
-    out.join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn page_token_is_dropped_in_both_spellings() {
-        let v = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        assert_eq!(
-            args_without_page_token(&v("nomad eval list -per-page 2 -page-token 5.abc")),
-            "nomad eval list -per-page 2"
-        );
-        assert_eq!(
-            args_without_page_token(&v("nomad eval list -page-token=5.abc -verbose")),
-            "nomad eval list -verbose"
-        );
-    }
 }

@@ -32,6 +32,18 @@ pub struct Args {
     /// Output the node in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Display each node's operating system name.
+    #[arg(long)]
+    pub os: bool,
+    /// Display detailed resource usage statistics of the node.
+    #[arg(long)]
+    pub stats: bool,
+    /// How many nodes to show per page.
+    #[arg(long = "per-page", value_name = "N", default_value_t = 0)]
+    pub per_page: u32,
+    /// Where to start pagination.
+    #[arg(long = "page-token", value_name = "TOKEN")]
+    pub page_token: Option<String>,
     /// Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`).
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
@@ -71,8 +83,18 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
     if args.quiet && (args.verbose || args.json) {
         return Err(anyhow!("-quiet cannot be used with -verbose or -json"));
     }
-    let q = output::filter_query(args.filter.as_deref());
-    let (nodes, _) = client
+    let mut q = output::filter_query(args.filter.as_deref());
+    if args.per_page > 0 {
+        q.params
+            .push(("per_page".into(), args.per_page.to_string()));
+    }
+    if let Some(t) = &args.page_token {
+        q.params.push(("next_token".into(), t.clone()));
+    }
+    if args.os {
+        q.params.push(("os".into(), "true".into()));
+    }
+    let (nodes, qmeta) = client
         .nodes(Some(&q))
         .await
         .context("Error querying node status")?;
@@ -90,6 +112,9 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
         return Ok(0);
     }
     let mut header = "ID|Node Pool|DC|Name|Class|".to_string();
+    if args.os {
+        header.push_str("OS|");
+    }
     if args.verbose {
         header.push_str("Address|Version|");
     }
@@ -107,6 +132,10 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
             n.name,
             n.node_class
         );
+        if args.os {
+            let os = n.attributes.as_ref().and_then(|a| a.get("os.name"));
+            row.push_str(&format!("|{}", os.map_or("", String::as_str)));
+        }
         if args.verbose {
             row.push_str(&format!("|{}|{}", n.address, n.version));
         }
@@ -128,6 +157,7 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
         rows.push(row);
     }
     output::out(format_list(&rows))?;
+    output::pagination_hint(&qmeta.next_token)?;
     meta::print_ui_hint(client, "/clients", "View and manage Nomad clients").await;
     Ok(0)
 }
@@ -328,6 +358,9 @@ async fn format_node(
             output::err("error fetching node stats: actual resource usage not present");
         }
     }
+    if let (Some(stats), true) = (host_stats.as_ref(), args.stats) {
+        output::out(detailed_stats(stats))?;
+    }
 
     output_allocs(node, &allocs, args.verbose, length)?;
     meta::print_ui_hint(
@@ -337,6 +370,56 @@ async fn format_node(
     )
     .await;
     Ok(0)
+}
+
+/// `-stats`: Nomad's CPU, Memory and Disk Stats sections from the host stats.
+fn detailed_stats(stats: &Value) -> String {
+    let pct =
+        |v: &Value, k: &str| format!("{}%", output::humanize_float(v[k].as_f64().unwrap_or(0.0)));
+    let bytes = |v: &Value, k: &str| ibytes(v[k].as_u64().unwrap_or(0));
+    let text = |v: &Value, k: &str| v[k].as_str().unwrap_or("").to_string();
+    let empty = Vec::new();
+    let cpus: Vec<String> = stats["CPU"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .map(|c| {
+            format_kv(&[
+                format!("CPU|{}", text(c, "CPU")),
+                format!("User|{}", pct(c, "User")),
+                format!("System|{}", pct(c, "System")),
+                format!("Idle|{}", pct(c, "Idle")),
+            ])
+        })
+        .collect();
+    let m = &stats["Memory"];
+    let memory = format_kv(&[
+        format!("Total|{}", bytes(m, "Total")),
+        format!("Available|{}", bytes(m, "Available")),
+        format!("Used|{}", bytes(m, "Used")),
+        format!("Free|{}", bytes(m, "Free")),
+    ]);
+    let disks: Vec<String> = stats["DiskStats"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .map(|d| {
+            format_kv(&[
+                format!("Device|{}", text(d, "Device")),
+                format!("MountPoint|{}", text(d, "Mountpoint")),
+                format!("Size|{}", bytes(d, "Size")),
+                format!("Used|{}", bytes(d, "Used")),
+                format!("Available|{}", bytes(d, "Available")),
+                format!("Used Percent|{}", pct(d, "UsedPercent")),
+                format!("Inodes Percent|{}", pct(d, "InodesUsedPercent")),
+            ])
+        })
+        .collect();
+    format!(
+        "\nCPU Stats\n{}\n\nMemory Stats\n{memory}\n\nDisk Stats\n{}",
+        cpus.join("\n\n"),
+        disks.join("\n\n")
+    )
 }
 
 fn mb(n: i64) -> String {

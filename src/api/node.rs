@@ -160,6 +160,9 @@ pub struct NodeReservedNetworks {
 #[serde(default, rename_all = "PascalCase")]
 pub struct NodeListStub {
     pub address: String,
+    /// Only with `?os=true`: the node's `os.name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<BTreeMap<String, String>>,
     pub create_index: u64,
     pub datacenter: String,
     pub drain: bool,
@@ -187,6 +190,7 @@ impl NodeListStub {
     pub fn from_node(node: &Node) -> Self {
         NodeListStub {
             address: node.address(),
+            attributes: None,
             create_index: node.create_index,
             datacenter: node.datacenter.clone(),
             drain: node.drain,

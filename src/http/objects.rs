@@ -128,6 +128,7 @@ async fn nodes_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
     let server = need_server(st, req)?;
     let prefix = req.prefix();
     let resources = req.flag("resources");
+    let os = req.flag("os");
     let filter = req.filter()?;
     let (meta, stubs) = blocking(server, req, &[Table::Nodes], |snap| {
         let mut stubs: Vec<NodeListStub> = Vec::new();
@@ -140,12 +141,21 @@ async fn nodes_list_inner(st: &HttpState, req: &Req) -> Result<Response, HttpErr
                 stub.node_resources = Some(n.node_resources.clone());
                 stub.reserved_resources = Some(n.reserved_resources.clone());
             }
+            if os {
+                let name = n.attributes.get("os.name").cloned().unwrap_or_default();
+                stub.attributes = Some([("os.name".to_string(), name)].into());
+            }
             stubs.push(stub);
         }
         Ok((snap.table_index(Table::Nodes), stubs))
     })
     .await?;
-    Ok(json(&stubs, req.pretty(), Some(meta)))
+    // Nomad pages nodes in ID order.
+    let (page, next) = super::system::paginate_by(stubs, req, |n| n.id.clone())?;
+    Ok(super::system::with_next_token(
+        json(&page, req.pretty(), Some(meta)),
+        next,
+    ))
 }
 
 pub async fn node_specific(

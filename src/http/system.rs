@@ -89,23 +89,32 @@ pub fn paginate(
     if !by_id {
         evals.sort_by(|a, b| (a.create_index, &a.id).cmp(&(b.create_index, &b.id)));
     }
-    if req.flag("reverse") {
-        evals.reverse();
-    }
-    let token = |e: &Evaluation| {
+    paginate_by(evals, req, |e| {
         if by_id {
             e.id.clone()
         } else {
             format!("{}.{}", e.create_index, e.id)
         }
-    };
+    })
+}
+
+/// One page of `items` (already in list order; `?reverse=true` reverses it) by `?per_page=`
+/// and `?next_token=`, where `token` names an item; returns the page and the token of the
+/// first item of the next page, if any (Nomad's paginator).
+pub fn paginate_by<T>(
+    mut items: Vec<T>,
+    req: &Req,
+    token: impl Fn(&T) -> String,
+) -> Result<(Vec<T>, Option<String>), HttpError> {
+    if req.flag("reverse") {
+        items.reverse();
+    }
     if let Some(next) = req.get("next_token") {
-        let start = evals.iter().position(|e| token(e) == next);
-        match start {
+        match items.iter().position(|e| token(e) == next) {
             Some(i) => {
-                evals.drain(..i);
+                items.drain(..i);
             }
-            None => evals.clear(),
+            None => items.clear(),
         }
     }
     let per_page = match req.get("per_page") {
@@ -114,12 +123,12 @@ pub fn paginate(
             .parse::<usize>()
             .map_err(|_| HttpError::BadRequest(format!("Invalid per_page value: {v:?}")))?,
     };
-    if per_page == 0 || evals.len() <= per_page {
-        return Ok((evals, None));
+    if per_page == 0 || items.len() <= per_page {
+        return Ok((items, None));
     }
-    let next = token(&evals[per_page]);
-    evals.truncate(per_page);
-    Ok((evals, Some(next)))
+    let next = token(&items[per_page]);
+    items.truncate(per_page);
+    Ok((items, Some(next)))
 }
 
 /// Add `X-Nomad-NextToken` to a list response.

@@ -4,6 +4,7 @@
 //! from `job run`; a closed stdout (`nomad status | head -1`) ends the command with 0.
 
 mod agent;
+mod agent_info;
 mod alloc;
 mod argv;
 mod deployment;
@@ -50,6 +51,9 @@ pub struct Cli {
 pub enum Command {
     /// Runs a Nomad agent
     Agent(agent::Args),
+    /// Display status information about the local agent
+    #[command(name = "agent-info")]
+    AgentInfo(agent_info::Args),
     /// Interact with allocations
     #[command(subcommand)]
     Alloc(alloc::AllocCommand),
@@ -104,6 +108,7 @@ pub enum Command {
 async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
     match cmd {
         Command::Agent(_) | Command::Version => unreachable_sync(),
+        Command::AgentInfo(a) => agent_info::run(a).await,
         Command::Alloc(c) => alloc::run(c).await,
         Command::Deployment(c) => deployment::run(c).await,
         Command::Eval(c) => eval::run(c).await,

@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
+            [CompletionResult]::new('agent-info', 'agent-info', [CompletionResultType]::ParameterValue, 'Display status information about the local agent')
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
             [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
@@ -69,6 +70,16 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;agent-info' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the agent''s self information in its JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;alloc' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -103,6 +114,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Sets the task to view the logs of')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, pick the allocation from this task group')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
             [CompletionResult]::new('--stderr', '--stderr', [CompletionResultType]::ParameterName, 'Display stderr logs')
             [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
@@ -1238,6 +1250,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Sets the tail location in best-efforted number of lines relative to the end')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Sets the tail location in number of bytes relative to the end')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Sets the task to view the logs of')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With -job, pick the allocation from this task group')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Causes the output to not stop, and instead continuously output new lines')
             [CompletionResult]::new('--stderr', '--stderr', [CompletionResultType]::ParameterName, 'Display stderr logs')
             [CompletionResult]::new('--stdout', '--stdout', [CompletionResultType]::ParameterName, 'Display stdout logs (the default)')
@@ -1284,6 +1297,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         }
         'nomad;help' {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Runs a Nomad agent')
+            [CompletionResult]::new('agent-info', 'agent-info', [CompletionResultType]::ParameterValue, 'Display status information about the local agent')
             [CompletionResult]::new('alloc', 'alloc', [CompletionResultType]::ParameterValue, 'Interact with allocations')
             [CompletionResult]::new('deployment', 'deployment', [CompletionResultType]::ParameterValue, 'Interact with deployments')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Interact with evaluations')
@@ -1308,6 +1322,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;agent' {
+            break
+        }
+        'nomad;help;agent-info' {
             break
         }
         'nomad;help;alloc' {

@@ -19,6 +19,9 @@ _nomad() {
             nomad,agent)
                 cmd="nomad__subcmd__agent"
                 ;;
+            nomad,agent-info)
+                cmd="nomad__subcmd__agent__subcmd__info"
+                ;;
             nomad,alloc)
                 cmd="nomad__subcmd__alloc"
                 ;;
@@ -204,6 +207,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help,agent)
                 cmd="nomad__subcmd__help__subcmd__agent"
+                ;;
+            nomad__subcmd__help,agent-info)
+                cmd="nomad__subcmd__help__subcmd__agent__subcmd__info"
                 ;;
             nomad__subcmd__help,alloc)
                 cmd="nomad__subcmd__help__subcmd__alloc"
@@ -719,7 +725,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="-v -h --version --help agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -784,6 +790,36 @@ _nomad() {
                     return 0
                     ;;
                 --servers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__agent__subcmd__info)
+            opts="-h --address --region --namespace --token --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1027,7 +1063,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__logs)
-            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --help"
+            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --group --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1094,10 @@ _nomad() {
                     return 0
                     ;;
                 --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1871,7 +1911,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1885,6 +1925,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__agent)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__agent__subcmd__info)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3889,7 +3943,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__logs)
-            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --help"
+            opts="-f -n -c -h --address --region --namespace --token --stderr --stdout --tail --task --verbose --job --group --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3920,6 +3974,10 @@ _nomad() {
                     return 0
                     ;;
                 --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,6 +23,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand agent 'Runs a Nomad agent'
+            cand agent-info 'Display status information about the local agent'
             cand alloc 'Interact with allocations'
             cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
@@ -64,6 +65,15 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;agent-info'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --json 'Output the agent''s self information in its JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;alloc'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -96,6 +106,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
             cand -c 'Sets the tail location in number of bytes relative to the end'
             cand --task 'Sets the task to view the logs of'
+            cand --group 'With -job, pick the allocation from this task group'
             cand -f 'Causes the output to not stop, and instead continuously output new lines'
             cand --stderr 'Display stderr logs'
             cand --stdout 'Display stdout logs (the default)'
@@ -1080,6 +1091,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -n 'Sets the tail location in best-efforted number of lines relative to the end'
             cand -c 'Sets the tail location in number of bytes relative to the end'
             cand --task 'Sets the task to view the logs of'
+            cand --group 'With -job, pick the allocation from this task group'
             cand -f 'Causes the output to not stop, and instead continuously output new lines'
             cand --stderr 'Display stderr logs'
             cand --stdout 'Display stdout logs (the default)'
@@ -1123,6 +1135,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;help'= {
             cand agent 'Runs a Nomad agent'
+            cand agent-info 'Display status information about the local agent'
             cand alloc 'Interact with allocations'
             cand deployment 'Interact with deployments'
             cand eval 'Interact with evaluations'
@@ -1146,6 +1159,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;help;agent'= {
+        }
+        &'nomad;help;agent-info'= {
         }
         &'nomad;help;alloc'= {
             cand status 'Display allocation status information and metadata'

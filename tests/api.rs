@@ -23,6 +23,11 @@ fn agent_status_endpoints_answer_like_nomad() {
     let me = agent.get("/v1/agent/self");
     assert_eq!(me["config"]["Region"], "global");
     assert_eq!(me["config"]["Datacenter"], "dc1");
+    let info = agent.nomad(&["agent-info"]);
+    assert_exit(&info, 0);
+    let text = stdout(&info);
+    assert!(text.contains("nomad\n  bootstrap = true\n"), "{text}");
+    assert!(text.contains("\n  leader = true\n"), "{text}");
     let members = agent.get("/v1/agent/members");
     assert_eq!(members["Members"].as_array().map(Vec::len), Some(1));
     let nodes = agent.get("/v1/nodes");

@@ -45,6 +45,9 @@ pub struct Args {
     /// Use a random allocation from the specified job ID or prefix.
     #[arg(long)]
     pub job: bool,
+    /// With -job, pick the allocation from this task group.
+    #[arg(long, value_name = "GROUP", default_value = "")]
+    pub group: String,
     /// The allocation ID or prefix (the job with -job).
     pub alloc: String,
     /// The task (optional when the allocation's group has one task).
@@ -55,7 +58,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let client = g.client()?;
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
     let alloc_id = if args.job {
-        super::target::random_job_alloc(&client, g, &args.alloc, "").await?
+        super::target::random_job_alloc(&client, g, &args.alloc, &args.group).await?
     } else {
         args.alloc.clone()
     };

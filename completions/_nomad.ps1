@@ -452,6 +452,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
             [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart or reschedule allocations for a job')
             [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -683,6 +684,25 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;job;restart' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'How many allocations to restart at once: a number or a percentage')
+            [CompletionResult]::new('--batch-wait', '--batch-wait', [CompletionResultType]::ParameterName, 'How long to wait between batches, or "ask" to ask each time')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only allocations of this task group (repeatable)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Only this task (repeatable)')
+            [CompletionResult]::new('--on-error', '--on-error', [CompletionResultType]::ParameterName, 'What to do when a batch fails: "ask" or "fail"')
+            [CompletionResult]::new('--all-tasks', '--all-tasks', [CompletionResultType]::ParameterName, 'Restart every task of each allocation, not only the running ones')
+            [CompletionResult]::new('--no-shutdown-delay', '--no-shutdown-delay', [CompletionResultType]::ParameterName, 'Stop allocations without waiting out their shutdown_delay (with -reschedule)')
+            [CompletionResult]::new('--reschedule', '--reschedule', [CompletionResultType]::ParameterName, 'Stop each allocation and wait for a replacement instead of restarting in place')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to every question')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;job;scaling-events' {
             [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
@@ -710,6 +730,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
             [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart or reschedule allocations for a job')
             [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -764,6 +785,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;deployments' {
+            break
+        }
+        'nomad;job;help;restart' {
             break
         }
         'nomad;job;help;scaling-events' {
@@ -1424,6 +1448,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Change the count of a job''s task group')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Force an evaluation of the job')
             [CompletionResult]::new('deployments', 'deployments', [CompletionResultType]::ParameterValue, 'List deployments for a job')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart or reschedule allocations for a job')
             [CompletionResult]::new('scaling-events', 'scaling-events', [CompletionResultType]::ParameterValue, 'Display the most recent scaling events for a job')
             break
         }
@@ -1477,6 +1502,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;deployments' {
+            break
+        }
+        'nomad;help;job;restart' {
             break
         }
         'nomad;help;job;scaling-events' {

@@ -355,6 +355,9 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,promote)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__promote"
                 ;;
+            nomad__subcmd__help__subcmd__job,restart)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__restart"
+                ;;
             nomad__subcmd__help__subcmd__job,revert)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__revert"
                 ;;
@@ -463,6 +466,9 @@ _nomad() {
             nomad__subcmd__job,promote)
                 cmd="nomad__subcmd__job__subcmd__promote"
                 ;;
+            nomad__subcmd__job,restart)
+                cmd="nomad__subcmd__job__subcmd__restart"
+                ;;
             nomad__subcmd__job,revert)
                 cmd="nomad__subcmd__job__subcmd__revert"
                 ;;
@@ -516,6 +522,9 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__help,promote)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__promote"
+                ;;
+            nomad__subcmd__job__subcmd__help,restart)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__restart"
                 ;;
             nomad__subcmd__job__subcmd__help,revert)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__revert"
@@ -2317,7 +2326,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2471,6 +2480,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__restart)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3023,7 +3046,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help"
+            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3173,7 +3196,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments scaling-events help"
+            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3341,6 +3364,20 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__restart)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3690,6 +3727,56 @@ _nomad() {
                     return 0
                     ;;
                 --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__restart)
+            opts="-h --address --region --namespace --token --all-tasks --batch-size --batch-wait --group --task --on-error --no-shutdown-delay --reschedule --yes --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --batch-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --batch-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

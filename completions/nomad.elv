@@ -402,6 +402,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand scale 'Change the count of a job''s task group'
             cand eval 'Force an evaluation of the job'
             cand deployments 'List deployments for a job'
+            cand restart 'Restart or reschedule allocations for a job'
             cand scaling-events 'Display the most recent scaling events for a job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -612,6 +613,24 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;job;restart'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --batch-size 'How many allocations to restart at once: a number or a percentage'
+            cand --batch-wait 'How long to wait between batches, or "ask" to ask each time'
+            cand --group 'Only allocations of this task group (repeatable)'
+            cand --task 'Only this task (repeatable)'
+            cand --on-error 'What to do when a batch fails: "ask" or "fail"'
+            cand --all-tasks 'Restart every task of each allocation, not only the running ones'
+            cand --no-shutdown-delay 'Stop allocations without waiting out their shutdown_delay (with -reschedule)'
+            cand --reschedule 'Stop each allocation and wait for a replacement instead of restarting in place'
+            cand --yes 'Answer yes to every question'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;job;scaling-events'= {
             cand --address 'The address of the Nomad server'
             cand --region 'The region of the Nomad servers to forward commands to'
@@ -638,6 +657,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand scale 'Change the count of a job''s task group'
             cand eval 'Force an evaluation of the job'
             cand deployments 'List deployments for a job'
+            cand restart 'Restart or reschedule allocations for a job'
             cand scaling-events 'Display the most recent scaling events for a job'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -675,6 +695,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;eval'= {
         }
         &'nomad;job;help;deployments'= {
+        }
+        &'nomad;job;help;restart'= {
         }
         &'nomad;job;help;scaling-events'= {
         }
@@ -1238,6 +1260,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand scale 'Change the count of a job''s task group'
             cand eval 'Force an evaluation of the job'
             cand deployments 'List deployments for a job'
+            cand restart 'Restart or reschedule allocations for a job'
             cand scaling-events 'Display the most recent scaling events for a job'
         }
         &'nomad;help;job;init'= {
@@ -1274,6 +1297,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;eval'= {
         }
         &'nomad;help;job;deployments'= {
+        }
+        &'nomad;help;job;restart'= {
         }
         &'nomad;help;job;scaling-events'= {
         }

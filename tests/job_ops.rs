@@ -598,3 +598,78 @@ fn a_periodic_launch_missed_while_no_leader_ran_happens_on_restart() {
         .expect("unix seconds");
     assert!(unix >= at.timestamp(), "{child} launched before {at}");
 }
+
+#[test]
+fn job_restart_restarts_in_place_and_reschedules_in_batches() {
+    let agent = Agent::dev();
+    let hcl = job_hcl(2, "1000s").replace(
+        "    count = 2\n",
+        "    count = 2\n    update {\n      min_healthy_time = \"1s\"\n    }\n",
+    );
+    let path = write(&agent, "r.hcl", &hcl);
+    assert_exit(&agent.nomad(&["job", "run", &path]), 0);
+    let deployment_done = || {
+        wait_until(Duration::from_secs(30), "deployment done", || {
+            let d = agent.get("/v1/job/example/deployment");
+            (d["Status"] == "successful").then_some(())
+        })
+    };
+    deployment_done();
+
+    // Not a terminal and no -yes: "ask" cannot be used.
+    let out = agent.nomad(&["job", "restart", "example"]);
+    assert_exit(&out, 1);
+    assert!(stderr(&out).contains("\"ask\" cannot be used when terminal is not interactive"));
+
+    let out = agent.nomad(&["job", "restart", "-yes", "-batch-size", "50%", "example"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(text.contains(": Restarting 2 allocations"), "{text}");
+    assert!(
+        text.contains("Restarting running tasks in allocation"),
+        "{text}"
+    );
+    assert!(text.ends_with("Job restarted successfully!\n"), "{text}");
+    wait_until(Duration::from_secs(30), "both tasks restarted", || {
+        let allocs = agent.get("/v1/job/example/allocations");
+        let restarted = allocs
+            .as_array()?
+            .iter()
+            .filter(|a| a["TaskStates"]["server"]["Restarts"] == 1)
+            .count();
+        (restarted == 2).then_some(())
+    });
+
+    let out = agent.nomad(&[
+        "job",
+        "restart",
+        "-yes",
+        "-reschedule",
+        "-group",
+        "web",
+        "example",
+    ]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(text.contains("Rescheduling allocation"), "{text}");
+    assert!(text.contains("is \"running\""), "{text}");
+    let allocs = agent.get("/v1/job/example/allocations");
+    let running = allocs
+        .as_array()
+        .expect("allocs")
+        .iter()
+        .filter(|a| a["ClientStatus"] == "running")
+        .count();
+    assert_eq!(running, 2, "{allocs}");
+    let replaced = allocs
+        .as_array()
+        .expect("allocs")
+        .iter()
+        .filter(|a| !a["NextAllocation"].as_str().unwrap_or("").is_empty())
+        .count();
+    assert_eq!(replaced, 2, "{allocs}");
+
+    let none = agent.nomad(&["job", "restart", "-yes", "-group", "nope", "example"]);
+    assert_exit(&none, 0);
+    assert_eq!(stdout(&none).trim(), "No allocations to restart");
+}

@@ -11,6 +11,7 @@ pub mod periodic;
 pub mod plan;
 mod plan_format;
 pub mod promote;
+pub mod restart;
 pub mod revert;
 pub mod run;
 pub mod scale;
@@ -62,6 +63,8 @@ pub enum JobCommand {
     Eval(eval::Args),
     /// List deployments for a job
     Deployments(deployments::Args),
+    /// Restart or reschedule allocations for a job
+    Restart(restart::Args),
     /// Display the most recent scaling events for a job
     #[command(name = "scaling-events")]
     ScalingEvents(scaling_events::Args),
@@ -85,6 +88,7 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Scale(a) => scale::run(a, &a.global).await,
         JobCommand::Eval(a) => eval::run(a, &a.global).await,
         JobCommand::Deployments(a) => deployments::run(a, &a.global).await,
+        JobCommand::Restart(a) => restart::run(a, &a.global).await,
         JobCommand::ScalingEvents(a) => scaling_events::run(a, &a.global).await,
     }
 }

@@ -176,7 +176,7 @@ impl StateSnapshot {
         if alloc.job.is_none() {
             alloc.job = job
                 .cloned()
-                .or_else(|| existing.and_then(|e| e.job.clone()));
+                .or_else(|| existing.as_ref().and_then(|e| e.job.clone()));
         }
         if let Some(j) = &alloc.job {
             if let Some(shared) =
@@ -188,6 +188,18 @@ impl StateSnapshot {
         }
         alloc.modify_index = index;
         alloc.alloc_modify_index = index;
+        // A replacement names itself on the alloc it replaces (Nomad's NextAllocation), so
+        // `alloc status` and `job restart -reschedule` can follow the chain.
+        if existing.is_none() && !alloc.previous_allocation.is_empty() {
+            if let Some(prev) = self.allocs.get(&alloc.previous_allocation) {
+                if prev.next_allocation != alloc.id {
+                    let mut prev = (**prev).clone();
+                    prev.next_allocation = alloc.id.clone();
+                    prev.modify_index = index;
+                    self.allocs.insert(prev.id.clone(), Arc::new(prev));
+                }
+            }
+        }
         self.index_alloc(&alloc);
         self.allocs.insert(alloc.id.clone(), Arc::new(alloc));
         self.touch(Table::Allocs, index);

@@ -45,6 +45,9 @@ const MISSING_EVENT_DELAY: Duration = Duration::from_secs(3);
 const FILE_POLL: Duration = Duration::from_secs(1);
 /// Blocking-query wait for service lookups.
 const SERVICE_WAIT: Duration = Duration::from_secs(300);
+/// Nomad's client `template.wait` default: re-render once inputs were quiet for 5s, and
+/// at the latest 4m after the first change.
+const DEFAULT_WAIT: (Duration, Duration) = (Duration::from_secs(5), Duration::from_secs(240));
 /// Pause after a failed service lookup before trying again.
 const RETRY: Duration = Duration::from_secs(2);
 
@@ -600,6 +603,8 @@ pub struct Watcher {
     life: Lifecycle,
     cancel: CancellationToken,
     rng: rand::rngs::StdRng,
+    /// Last seen text of each `source` template file, so one edit is one change.
+    sources_seen: BTreeMap<usize, Option<String>>,
 }
 
 type QueryResult = (Dependency, u64, Result<(Data, u64), String>);
@@ -611,6 +616,7 @@ impl Watcher {
             life,
             cancel,
             rng: rand::rngs::StdRng::seed_from_u64(seed),
+            sources_seen: BTreeMap::new(),
         }
     }
 
@@ -632,15 +638,18 @@ impl Watcher {
             .collect()
     }
 
-    /// The quiescence window: the largest `wait` among watched templates.
+    /// The quiescence window for re-renders: each template's `wait`, else the client's
+    /// default; the largest of the watched templates wins.
     fn wait_window(&self, watched: &BTreeSet<usize>) -> Option<(Duration, Duration)> {
         watched
             .iter()
-            .filter_map(|i| self.set.specs[*i].t.wait.as_ref())
-            .map(|w| {
-                let min = Duration::from_nanos(w.min.unwrap_or(0).max(0) as u64);
-                let max = Duration::from_nanos(w.max.unwrap_or(0).max(0) as u64).max(min);
-                (min, max)
+            .map(|i| match self.set.specs[*i].t.wait.as_ref() {
+                Some(w) => {
+                    let min = Duration::from_nanos(w.min.unwrap_or(0).max(0) as u64);
+                    let max = Duration::from_nanos(w.max.unwrap_or(0).max(0) as u64).max(min);
+                    (min, max)
+                }
+                None => DEFAULT_WAIT,
             })
             .max()
     }
@@ -748,12 +757,18 @@ impl Watcher {
         }
         for i in watched {
             let s = &self.set.specs[*i];
-            if s.t.embedded_tmpl.as_deref().unwrap_or("").is_empty() {
-                if let Some(p) = &s.source {
-                    if std::fs::read_to_string(p).ok().as_deref() != Some(s.text.as_str()) {
-                        changed = true;
-                    }
-                }
+            if !s.t.embedded_tmpl.as_deref().unwrap_or("").is_empty() {
+                continue;
+            }
+            let Some(p) = &s.source else { continue };
+            let now = std::fs::read_to_string(p).ok();
+            let before = self
+                .sources_seen
+                .entry(*i)
+                .or_insert_with(|| Some(s.text.clone()));
+            if *before != now {
+                *before = now;
+                changed = true;
             }
         }
         changed

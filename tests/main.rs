@@ -21,3 +21,4 @@ mod operator;
 mod quickstart;
 mod restart_survival;
 mod services;
+mod templates;

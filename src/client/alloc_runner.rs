@@ -34,6 +34,8 @@ pub struct AllocRunnerParams {
     pub state: Option<Arc<StateDb>>,
     /// Tasks as an earlier agent process left them (empty for a new alloc).
     pub restored: BTreeMap<String, PersistedTask>,
+    /// The servers, for template lookups (`None` in unit tests without a server).
+    pub rpc: Option<Arc<dyn crate::server::rpc::ServerRpc>>,
 }
 
 #[derive(Debug)]
@@ -176,6 +178,10 @@ impl AllocRunner {
                 seed,
                 state: self.p.state.clone(),
                 restored: self.p.restored.remove(&task.name),
+                services: self.p.rpc.clone().map(|rpc| {
+                    Arc::new(super::task_runner::templates::RpcServiceLookup(rpc))
+                        as Arc<dyn super::task_runner::templates::ServiceLookup>
+                }),
             });
             self.controls
                 .write()

@@ -72,6 +72,7 @@ fn spawn(alloc: Allocation) -> Harness {
         services: None,
         state: None,
         restored: Default::default(),
+        rpc: None,
     });
     Harness {
         handle,

@@ -116,6 +116,7 @@ impl AllocWatcher {
             state: self.state.clone(),
             restored,
             services,
+            rpc: Some(self.rpc.clone()),
         });
         self.index
             .write()

@@ -23,6 +23,7 @@ pub mod services;
 pub mod state;
 pub mod task_runner;
 pub mod taskenv;
+pub mod template;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -74,6 +74,21 @@ pub trait ServerRpc: Send + Sync + 'static {
             "service registration is not supported by this server".to_string(),
         ))
     }
+    /// ServiceRegistration.List/GetService as a blocking query: the registrations of
+    /// `namespace` (all, or only service `name`) once the services table passes
+    /// `min_index` or `timeout` passes, with the table's index. Templates read these.
+    async fn service_registrations(
+        &self,
+        namespace: &str,
+        name: Option<&str>,
+        min_index: u64,
+        timeout: Duration,
+    ) -> Result<(Vec<ServiceRegistration>, u64), RpcError> {
+        let _ = (namespace, name, min_index, timeout);
+        Err(RpcError::Internal(
+            "service lookups are not supported by this server".to_string(),
+        ))
+    }
     /// Remove the service registrations of allocs the node stopped.
     async fn service_deregister_allocs(&self, alloc_ids: Vec<String>) -> Result<u64, RpcError> {
         let _ = alloc_ids;

@@ -79,6 +79,33 @@ impl ServerRpc for InProcessRpc {
             .map_err(|e| to_rpc(node_id, e))
     }
 
+    async fn service_registrations(
+        &self,
+        namespace: &str,
+        name: Option<&str>,
+        min_index: u64,
+        timeout: Duration,
+    ) -> Result<(Vec<ServiceRegistration>, u64), RpcError> {
+        let state = self.server.state();
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = state.subscribe();
+        loop {
+            let snap = state.snapshot();
+            let index = snap.table_index(super::state::Table::Services).max(1);
+            if index > min_index || tokio::time::Instant::now() >= deadline {
+                let regs = match name {
+                    Some(n) => snap.services_by_name(namespace, n),
+                    None => snap.services(Some(namespace)),
+                };
+                return Ok((regs.iter().map(|r| (**r).clone()).collect(), index));
+            }
+            tokio::select! {
+                r = rx.changed() => if r.is_err() { return Err(RpcError::Shutdown) },
+                _ = tokio::time::sleep_until(deadline) => {}
+            }
+        }
+    }
+
     async fn service_deregister_allocs(&self, alloc_ids: Vec<String>) -> Result<u64, RpcError> {
         service::delete_by_alloc(&self.server, alloc_ids)
             .await

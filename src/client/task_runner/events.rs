@@ -164,3 +164,10 @@ pub fn artifact_failed(now: i64, err: &str) -> TaskEvent {
     e.details.insert("download_error".into(), err.to_string());
     e
 }
+
+/// Nomad's `TaskHookFailed` for a prestart hook's error (`<hook>: <error>`).
+pub fn hook_failed(now: i64, msg: &str) -> TaskEvent {
+    let mut e = event("Task hook failed", now, msg.to_string());
+    e.message = msg.to_string();
+    e
+}

@@ -9,6 +9,7 @@ mod artifacts;
 pub mod events;
 pub mod restarts;
 pub mod state;
+pub mod templates;
 mod volumes;
 
 use std::collections::VecDeque;
@@ -84,6 +85,8 @@ pub struct TaskRunnerParams {
     pub state: Option<Arc<StateDb>>,
     /// The task as an earlier agent process left it: re-attach instead of starting.
     pub restored: Option<PersistedTask>,
+    /// Where `nomadService` template lookups go (`None`: no server, e.g. unit tests).
+    pub services: Option<Arc<dyn templates::ServiceLookup>>,
 }
 
 #[derive(Debug)]
@@ -93,8 +96,10 @@ enum Command {
     Update(Arc<Allocation>),
     /// Client shutdown: leave the task running and exit.
     Detach,
-    /// User-requested restart (`nomad alloc restart`).
+    /// User-requested restart (`nomad alloc restart`), or a template's change_mode.
     Restart,
+    /// Kill with this Killing event (a template failure).
+    KillWith(Box<TaskEvent>),
 }
 
 /// The alloc runner's side of a task runner.
@@ -178,6 +183,14 @@ pub struct TaskRunner {
     /// Artifacts are fetched once; restarts reuse them (as Nomad's hook state does).
     artifacts_done: bool,
     current: SharedHandle,
+    /// The runner's own command channel, for the template watcher (weak: the channel
+    /// still closes when the handle goes away).
+    self_tx: mpsc::WeakUnboundedSender<Command>,
+    /// Templates are rendered once; restarts reuse them and the watcher.
+    templates_done: bool,
+    /// Variables of `env = true` templates, merged into every start's environment.
+    template_env: Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>,
+    template_watcher: Option<(tokio_util::sync::CancellationToken, JoinHandle<()>)>,
 }
 
 type WaitFuture = BoxFuture<'static, Result<ExitResult, DriverError>>;
@@ -206,6 +219,10 @@ impl TaskRunner {
             handle: None,
             artifacts_done: false,
             current: current.clone(),
+            self_tx: cmd_tx.downgrade(),
+            templates_done: false,
+            template_env: Arc::default(),
+            template_watcher: None,
         };
         TaskRunnerHandle {
             name,
@@ -336,7 +353,7 @@ impl TaskRunner {
 
     /// Sets up and starts the task; the event says how it went.
     async fn start(&mut self) -> (Event, Option<WaitFuture>) {
-        let cfg = match self.build_config() {
+        let mut cfg = match self.build_config() {
             Ok(c) => c,
             Err(e) => return (Event::SetupFailed(e), None),
         };
@@ -349,6 +366,15 @@ impl TaskRunner {
                 None,
             );
         }
+        if let Err(event) = self.render_templates(&cfg).await {
+            return (event, None);
+        }
+        cfg.env.extend(
+            self.template_env
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        );
         let Some(driver) = self.p.driver.clone() else {
             let error = format!(
                 "failed to dispense driver {:?}: plugin not found",
@@ -414,6 +440,131 @@ impl TaskRunner {
         Ok(())
     }
 
+    /// Nomad's template hook: render every template before the first start (waiting for
+    /// their lookups; a kill ends the wait), then leave a watcher re-rendering them.
+    async fn render_templates(&mut self, cfg: &TaskConfig) -> Result<(), Event> {
+        if self.templates_done {
+            return Ok(());
+        }
+        let list = templates::task_templates(&self.p.task.templates);
+        if list.is_empty() {
+            self.templates_done = true;
+            return Ok(());
+        }
+        let attrs = TaskEnv::build(EnvInputs {
+            alloc: &self.p.alloc,
+            task: &self.p.task,
+            node: &self.p.node,
+            region: &self.p.region,
+            alloc_dir: &self.p.alloc_dir,
+            host_env: None,
+        })
+        .node_attrs;
+        let dirs = templates::Dirs {
+            task_dir: cfg.task_dir.clone(),
+            shared_alloc_dir: self.p.alloc_dir.shared(),
+        };
+        let mut set = templates::TemplateSet::new(
+            list,
+            cfg.env.clone(),
+            &attrs,
+            dirs,
+            &self.p.alloc.namespace,
+            self.p.services.clone(),
+        )
+        .map_err(|e| Event::HookFailed {
+            event: Box::new(events::hook_failed(now_nanos(), &format!("template: {e}"))),
+            recoverable: false,
+        })?;
+        let tx = self.self_tx.clone();
+        let emit = move |e: TaskEvent| {
+            if let Some(tx) = tx.upgrade() {
+                let _ = tx.send(Command::Note(Box::new(e)));
+            }
+        };
+        let mut deferred = Vec::new();
+        let rendered = {
+            let render = set.first_render(&emit);
+            tokio::pin!(render);
+            loop {
+                tokio::select! {
+                    r = &mut render => break Ok(r),
+                    cmd = self.cmds.recv() => match cmd {
+                        Some(Command::Note(e)) => {
+                            let _ = self.machine.next(Event::Note(e), now_nanos());
+                            self.publish();
+                        }
+                        Some(Command::Kill) => {
+                            let e = events::killing(now_nanos(), self.kill_timeout().as_nanos() as i64);
+                            break Err(Event::HookKilled(Box::new(e)));
+                        }
+                        Some(Command::KillWith(e)) => break Err(Event::HookKilled(e)),
+                        Some(other) => deferred.push(other),
+                        None => {
+                            deferred.push(Command::Detach);
+                            break Err(Event::HookFailed {
+                                event: Box::new(events::hook_failed(now_nanos(), "template: client shutting down")),
+                                recoverable: true,
+                            });
+                        }
+                    },
+                }
+            }
+        };
+        // Commands that arrived meanwhile are handled by the main loop, in order.
+        if let Some(tx) = self.self_tx.upgrade() {
+            for c in deferred {
+                let _ = tx.send(c);
+            }
+        }
+        let failed = |msg: String| Event::HookKilled(Box::new(templates::killing_event(msg)));
+        match rendered? {
+            Ok(()) => {}
+            Err(e) => return Err(failed(format!("Template failed: {e}"))),
+        }
+        let env = set.template_env().map_err(|e| {
+            failed(format!(
+                "Template failed to read environment variables: {e}"
+            ))
+        })?;
+        *self.template_env.lock().unwrap_or_else(|e| e.into_inner()) = env;
+        self.templates_done = true;
+        let life = self.lifecycle();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let watcher = templates::Watcher::new(set, life, cancel.clone(), self.p.seed);
+        self.template_watcher = Some((cancel, tokio::spawn(watcher.run())));
+        Ok(())
+    }
+
+    /// What the template watcher may do to this task.
+    fn lifecycle(&self) -> templates::Lifecycle {
+        let send = |tx: &mpsc::WeakUnboundedSender<Command>, c: Command| {
+            if let Some(tx) = tx.upgrade() {
+                let _ = tx.send(c);
+            }
+        };
+        let (t1, t2, t3) = (
+            self.self_tx.clone(),
+            self.self_tx.clone(),
+            self.self_tx.clone(),
+        );
+        templates::Lifecycle {
+            note: Arc::new(move |e| send(&t1, Command::Note(Box::new(e)))),
+            restart: Arc::new(move || send(&t2, Command::Restart)),
+            kill: Arc::new(move |e| send(&t3, Command::KillWith(Box::new(e)))),
+            driver: self.p.driver.clone(),
+            handle: self.current.clone(),
+            template_env: self.template_env.clone(),
+        }
+    }
+
+    async fn stop_template_watcher(&mut self) {
+        if let Some((cancel, join)) = self.template_watcher.take() {
+            cancel.cancel();
+            let _ = join.await;
+        }
+    }
+
     fn set_handle(&mut self, handle: Option<TaskHandle>) {
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = handle.clone();
         self.handle = handle;
@@ -459,6 +610,7 @@ impl TaskRunner {
                     }
                     Action::ScheduleRestart(delay) => restart_at = Some(Instant::now() + delay),
                     Action::Finish => {
+                        self.stop_template_watcher().await;
                         self.release_handle().await;
                         self.publish();
                         return;
@@ -482,8 +634,19 @@ impl TaskRunner {
                         };
                         self.step(ev, &mut queue);
                     }
+                    Some(Command::KillWith(event)) => {
+                        let ev = Event::KillWith {
+                            event,
+                            signal: self.p.task.kill_signal.clone(),
+                            kill_timeout: self.kill_timeout(),
+                        };
+                        self.step(ev, &mut queue);
+                    }
                     Some(Command::Update(alloc)) => self.update(alloc),
-                    Some(Command::Detach) | None => return,
+                    Some(Command::Detach) | None => {
+                        self.stop_template_watcher().await;
+                        return;
+                    }
                 },
                 res = async {
                     match wait.as_mut() {

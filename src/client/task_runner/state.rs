@@ -74,6 +74,16 @@ pub enum Event {
         signal: String,
         kill_timeout: Duration,
     },
+    /// A Kill whose Killing event says why (e.g. "Template failed: ..."), as Nomad's
+    /// `Lifecycle.Kill(event)` does.
+    KillWith {
+        event: Box<TaskEvent>,
+        signal: String,
+        kill_timeout: Duration,
+    },
+    /// A prestart hook killed the task before it started (template failure, or a kill
+    /// while the hook waited): record its event, then Killed, and stay dead.
+    HookKilled(Box<TaskEvent>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +108,8 @@ pub struct TaskMachine {
     pub tracker: RestartTracker,
     /// A kill that arrived while a start was in flight; applied once it resolves.
     kill_pending: Option<(String, Duration)>,
+    /// The Killing event a `KillWith` asked for, used instead of the plain one.
+    kill_event: Option<TaskEvent>,
 }
 
 pub fn rfc3339(nanos: i64) -> String {
@@ -128,6 +140,7 @@ impl TaskMachine {
             },
             tracker,
             kill_pending: None,
+            kill_event: None,
         };
         m.append(events::received(now));
         m
@@ -154,6 +167,7 @@ impl TaskMachine {
             state,
             tracker,
             kill_pending: None,
+            kill_event: None,
         }
     }
 
@@ -219,8 +233,15 @@ impl TaskMachine {
         }
     }
 
+    fn killing_event(&mut self, timeout: Duration, now: i64) -> TaskEvent {
+        self.kill_event
+            .take()
+            .unwrap_or_else(|| events::killing(now, timeout.as_nanos() as i64))
+    }
+
     fn begin_kill(&mut self, signal: String, timeout: Duration, now: i64) -> Vec<Action> {
-        self.append(events::killing(now, timeout.as_nanos() as i64));
+        let e = self.killing_event(timeout, now);
+        self.append(e);
         self.phase = Phase::Killing;
         vec![Action::StopDriver { signal, timeout }]
     }
@@ -230,6 +251,31 @@ impl TaskMachine {
     pub fn next(&mut self, event: Event, now: i64) -> Vec<Action> {
         use Phase::*;
         match (self.phase, event) {
+            (Dead | Killing, Event::KillWith { .. }) => Vec::new(),
+            (
+                _,
+                Event::KillWith {
+                    event,
+                    signal,
+                    kill_timeout,
+                },
+            ) => {
+                self.kill_event = Some(*event);
+                self.next(
+                    Event::Kill {
+                        signal,
+                        kill_timeout,
+                    },
+                    now,
+                )
+            }
+            (Starting, Event::HookKilled(e)) => {
+                self.append(*e);
+                self.kill_pending = None;
+                self.kill_event = None;
+                self.append(events::killed(now));
+                self.die(now)
+            }
             (_, Event::Note(e)) => {
                 self.append(*e);
                 Vec::new()
@@ -240,7 +286,8 @@ impl TaskMachine {
                 vec![Action::Start { first: true }]
             }
             (Pending | RestartWait, Event::Kill { kill_timeout, .. }) => {
-                self.append(events::killing(now, kill_timeout.as_nanos() as i64));
+                let e = self.killing_event(kill_timeout, now);
+                self.append(e);
                 self.die(now)
             }
             (

@@ -129,7 +129,7 @@ mod tests {
                 "Output"
             ]
         );
-        assert!(text.contains("Task        = (group)"), "{text}");
-        assert!(text.contains("StatusCode  = 200"), "{text}");
+        assert!(text.contains("Task        =  (group)"), "{text}");
+        assert!(text.contains("StatusCode  =  200"), "{text}");
     }
 }

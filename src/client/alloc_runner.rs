@@ -342,6 +342,9 @@ impl AllocRunner {
                         }
                         let stop = alloc.server_terminal();
                         self.p.alloc = alloc;
+                        if let Some(h) = self.checks.as_mut() {
+                            h.update(&self.p.alloc, &self.p.node, &self.p.region, &self.p.alloc_dir);
+                        }
                         self.p.persist_alloc();
                         if stop {
                             self.kill_all(None);

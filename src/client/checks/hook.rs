@@ -39,6 +39,10 @@ pub struct ChecksHookParams<'a> {
 pub struct ChecksHook {
     cancel: CancellationToken,
     observers: JoinSet<()>,
+    /// Check ID -> its observer's token, so an update stops only the checks it removed.
+    running: BTreeMap<String, CancellationToken>,
+    checker: Checker,
+    tasks: Tasks,
     results: SharedResults,
 }
 
@@ -88,13 +92,53 @@ fn store(results: &SharedResults, r: CheckQueryResult) {
 impl ChecksHook {
     /// Seeds every check with Nomad's pending stub and starts one observer per check.
     pub fn spawn(p: ChecksHookParams<'_>) -> ChecksHook {
-        let cancel = CancellationToken::new();
-        let mut observers = JoinSet::new();
-        let checker = Checker::default();
+        let mut hook = ChecksHook {
+            cancel: CancellationToken::new(),
+            observers: JoinSet::new(),
+            running: BTreeMap::new(),
+            checker: Checker::default(),
+            tasks: p.tasks.clone(),
+            results: p.results.clone(),
+        };
+        hook.observe(targets(p.alloc, p.node, p.region, p.alloc_dir));
+        hook
+    }
+
+    /// The alloc's job changed: start checks that are new (by ID), stop and forget the ones
+    /// it no longer has; unchanged checks keep running with their results.
+    pub fn update(&mut self, alloc: &Allocation, node: &Node, region: &str, dir: &AllocDir) {
+        if self.cancel.is_cancelled() {
+            return;
+        }
+        self.observe(targets(alloc, node, region, dir));
+    }
+
+    fn observe(&mut self, targets: Vec<CheckTarget>) {
+        while self.observers.try_join_next().is_some() {}
+        let wanted: std::collections::BTreeSet<String> =
+            targets.iter().map(|t| t.id.clone()).collect();
+        let gone: Vec<String> = self
+            .running
+            .keys()
+            .filter(|id| !wanted.contains(*id))
+            .cloned()
+            .collect();
+        for id in gone {
+            if let Some(token) = self.running.remove(&id) {
+                token.cancel();
+            }
+            self.results
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+        }
         let now = chrono::Utc::now().timestamp();
-        for t in targets(p.alloc, p.node, p.region, p.alloc_dir) {
+        for t in targets {
+            if self.running.contains_key(&t.id) {
+                continue;
+            }
             store(
-                &p.results,
+                &self.results,
                 CheckQueryResult {
                     id: t.id.clone(),
                     mode: t.mode().to_string(),
@@ -108,18 +152,15 @@ impl ChecksHook {
                     status_code: 0,
                 },
             );
-            observers.spawn(observe(
+            let token = self.cancel.child_token();
+            self.running.insert(t.id.clone(), token.clone());
+            self.observers.spawn(observe(
                 t,
-                checker.clone(),
-                p.results.clone(),
-                p.tasks.clone(),
-                cancel.clone(),
+                self.checker.clone(),
+                self.results.clone(),
+                self.tasks.clone(),
+                token,
             ));
-        }
-        ChecksHook {
-            cancel,
-            observers,
-            results: p.results,
         }
     }
 
@@ -191,5 +232,105 @@ async fn observe(
             (task.note)(restart_signaled(&restart_reason(&t.spec.name)));
             (task.restart)();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::{Job, TaskGroup};
+
+    /// An alloc whose group service has one tcp check named `check` on `port`.
+    fn alloc(check: &str, port: u16) -> Allocation {
+        let services = json!([{
+            "Name": "svc", "Provider": "nomad", "PortLabel": port.to_string(),
+            "Address": "127.0.0.1",
+            "Checks": [{"Name": check, "Type": "tcp", "Interval": 200_000_000_i64,
+                        "Timeout": 1_000_000_000_i64}],
+        }]);
+        let job = Job {
+            id: "j".into(),
+            name: "j".into(),
+            task_groups: vec![TaskGroup {
+                name: "g".into(),
+                services: Some(services),
+                tasks: vec![Task {
+                    name: "t".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        Allocation {
+            id: "a1".into(),
+            name: "j.g[0]".into(),
+            task_group: "g".into(),
+            job: Some(Arc::new(job)),
+            ..Default::default()
+        }
+    }
+
+    async fn wait_for(results: &SharedResults, what: &str, f: impl Fn(&AllocCheckResults) -> bool) {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while !f(&results.read().unwrap_or_else(|e| e.into_inner())) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {what}"));
+    }
+
+    #[tokio::test]
+    async fn runs_checks_replaces_changed_ones_and_purges_at_stop() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = AllocDir::new(tmp.path().to_path_buf());
+        let node = Node::default();
+        let results = SharedResults::default();
+        let first = alloc("first", port);
+        let mut hook = ChecksHook::spawn(ChecksHookParams {
+            alloc: &first,
+            node: &node,
+            region: "global",
+            alloc_dir: &dir,
+            tasks: Tasks::default(),
+            results: results.clone(),
+        });
+        {
+            let r = results.read().unwrap();
+            let stub = r.values().next().expect("a pending stub");
+            assert_eq!(
+                (stub.status.as_str(), stub.output.as_str()),
+                ("pending", "nomad: waiting to run")
+            );
+            assert_eq!(
+                (stub.group.as_str(), stub.service.as_str()),
+                ("j.g[0]", "svc")
+            );
+        }
+        wait_for(&results, "first check passes", |r| {
+            r.values()
+                .any(|c| c.check == "first" && c.status == "success")
+        })
+        .await;
+
+        hook.update(&alloc("second", port), &node, "global", &dir);
+        wait_for(&results, "second check replaces first", |r| {
+            r.len() == 1
+                && r.values()
+                    .all(|c| c.check == "second" && c.status == "success")
+        })
+        .await;
+
+        hook.stop();
+        assert!(results.read().unwrap().is_empty());
+        hook.join().await;
     }
 }

@@ -87,6 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
             [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
             [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('checks', 'checks', [CompletionResultType]::ParameterValue, 'Outputs service health check status information')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
             [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
@@ -159,6 +160,17 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;alloc;checks' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the latest health check status information in a JSON format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;alloc;stop' {
             [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
@@ -200,6 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
             [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
             [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('checks', 'checks', [CompletionResultType]::ParameterValue, 'Outputs service health check status information')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
             [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
@@ -216,6 +229,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;alloc;help;exec' {
+            break
+        }
+        'nomad;alloc;help;checks' {
             break
         }
         'nomad;alloc;help;stop' {
@@ -1356,6 +1372,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Streams the logs of a task')
             [CompletionResult]::new('fs', 'fs', [CompletionResultType]::ParameterValue, 'Inspect the contents of an allocation directory')
             [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Execute commands in task')
+            [CompletionResult]::new('checks', 'checks', [CompletionResultType]::ParameterValue, 'Outputs service health check status information')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop and reschedule a running allocation')
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart a running allocation')
             [CompletionResult]::new('signal', 'signal', [CompletionResultType]::ParameterValue, 'Signal a running allocation')
@@ -1371,6 +1388,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;alloc;exec' {
+            break
+        }
+        'nomad;help;alloc;checks' {
             break
         }
         'nomad;help;alloc;stop' {

@@ -85,6 +85,9 @@ _nomad() {
             nomad,version)
                 cmd="nomad__subcmd__version"
                 ;;
+            nomad__subcmd__alloc,checks)
+                cmd="nomad__subcmd__alloc__subcmd__checks"
+                ;;
             nomad__subcmd__alloc,exec)
                 cmd="nomad__subcmd__alloc__subcmd__exec"
                 ;;
@@ -108,6 +111,9 @@ _nomad() {
                 ;;
             nomad__subcmd__alloc,stop)
                 cmd="nomad__subcmd__alloc__subcmd__stop"
+                ;;
+            nomad__subcmd__alloc__subcmd__help,checks)
+                cmd="nomad__subcmd__alloc__subcmd__help__subcmd__checks"
                 ;;
             nomad__subcmd__alloc__subcmd__help,exec)
                 cmd="nomad__subcmd__alloc__subcmd__help__subcmd__exec"
@@ -273,6 +279,9 @@ _nomad() {
                 ;;
             nomad__subcmd__help,version)
                 cmd="nomad__subcmd__help__subcmd__version"
+                ;;
+            nomad__subcmd__help__subcmd__alloc,checks)
+                cmd="nomad__subcmd__help__subcmd__alloc__subcmd__checks"
                 ;;
             nomad__subcmd__help__subcmd__alloc,exec)
                 cmd="nomad__subcmd__help__subcmd__alloc__subcmd__exec"
@@ -840,12 +849,42 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc)
-            opts="-h --help status logs fs exec stop restart signal help"
+            opts="-h --help status logs fs exec checks stop restart signal help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__checks)
+            opts="-h --address --region --namespace --token --verbose --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -946,8 +985,22 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__help)
-            opts="status logs fs exec stop restart signal help"
+            opts="status logs fs exec checks stop restart signal help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__alloc__subcmd__help__subcmd__checks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1962,8 +2015,22 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__alloc)
-            opts="status logs fs exec stop restart signal"
+            opts="status logs fs exec checks stop restart signal"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__alloc__subcmd__checks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

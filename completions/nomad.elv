@@ -81,6 +81,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand logs 'Streams the logs of a task'
             cand fs 'Inspect the contents of an allocation directory'
             cand exec 'Execute commands in task'
+            cand checks 'Outputs service health check status information'
             cand stop 'Stop and reschedule a running allocation'
             cand restart 'Restart a running allocation'
             cand signal 'Signal a running allocation'
@@ -148,6 +149,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;alloc;checks'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --verbose 'Show full information'
+            cand --json 'Output the latest health check status information in a JSON format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;alloc;stop'= {
             cand --address 'The address of the Nomad server'
             cand --region 'The region of the Nomad servers to forward commands to'
@@ -186,6 +197,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand logs 'Streams the logs of a task'
             cand fs 'Inspect the contents of an allocation directory'
             cand exec 'Execute commands in task'
+            cand checks 'Outputs service health check status information'
             cand stop 'Stop and reschedule a running allocation'
             cand restart 'Restart a running allocation'
             cand signal 'Signal a running allocation'
@@ -198,6 +210,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;alloc;help;fs'= {
         }
         &'nomad;alloc;help;exec'= {
+        }
+        &'nomad;alloc;help;checks'= {
         }
         &'nomad;alloc;help;stop'= {
         }
@@ -1189,6 +1203,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand logs 'Streams the logs of a task'
             cand fs 'Inspect the contents of an allocation directory'
             cand exec 'Execute commands in task'
+            cand checks 'Outputs service health check status information'
             cand stop 'Stop and reschedule a running allocation'
             cand restart 'Restart a running allocation'
             cand signal 'Signal a running allocation'
@@ -1200,6 +1215,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;alloc;fs'= {
         }
         &'nomad;help;alloc;exec'= {
+        }
+        &'nomad;help;alloc;checks'= {
         }
         &'nomad;help;alloc;stop'= {
         }

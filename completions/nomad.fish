@@ -71,15 +71,16 @@ complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l namespace -d 
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l json -d 'Output the agent\'s self information in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "status" -d 'Display allocation status information and metadata'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "logs" -d 'Streams the logs of a task'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "fs" -d 'Inspect the contents of an allocation directory'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "exec" -d 'Execute commands in task'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "stop" -d 'Stop and reschedule a running allocation'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "restart" -d 'Restart a running allocation'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "signal" -d 'Signal a running allocation'
-complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec stop restart signal help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "status" -d 'Display allocation status information and metadata'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "logs" -d 'Streams the logs of a task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "fs" -d 'Inspect the contents of an allocation directory'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "checks" -d 'Outputs service health check status information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "stop" -d 'Stop and reschedule a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "restart" -d 'Restart a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "signal" -d 'Signal a running allocation'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -132,6 +133,13 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l job -d 'Use a random allocation from the specified job ID or prefix'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -l verbose
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from exec" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l verbose -d 'Show full information'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l json -d 'Output the latest health check status information in a JSON format'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from stop" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -160,6 +168,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "fs" -d 'Inspect the contents of an allocation directory'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "checks" -d 'Outputs service health check status information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop and reschedule a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Restart a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from help" -f -a "signal" -d 'Signal a running allocation'
@@ -734,6 +743,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "fs" -d 'Inspect the contents of an allocation directory'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "exec" -d 'Execute commands in task'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "checks" -d 'Outputs service health check status information'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "stop" -d 'Stop and reschedule a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "restart" -d 'Restart a running allocation'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "signal" -d 'Signal a running allocation'

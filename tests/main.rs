@@ -6,6 +6,7 @@ mod agent;
 mod api;
 mod artifacts;
 mod bad_input;
+mod checks;
 mod deployments;
 mod docker;
 mod durability;

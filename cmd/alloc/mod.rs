@@ -1,6 +1,7 @@
 //! `nomad alloc ...`: interact with allocations.
 
 pub mod actions;
+pub mod checks;
 pub mod exec;
 pub mod fs;
 pub mod logs;
@@ -20,6 +21,8 @@ pub enum AllocCommand {
     Fs(fs::Args),
     /// Execute commands in task
     Exec(exec::Args),
+    /// Outputs service health check status information.
+    Checks(checks::Args),
     /// Stop and reschedule a running allocation
     Stop(actions::StopArgs),
     /// Restart a running allocation
@@ -34,6 +37,7 @@ pub async fn run(cmd: &AllocCommand) -> anyhow::Result<i32> {
         AllocCommand::Logs(a) => logs::run(a, &a.global).await,
         AllocCommand::Fs(a) => fs::run(a, &a.global).await,
         AllocCommand::Exec(a) => exec::run(a, &a.global).await,
+        AllocCommand::Checks(a) => checks::run(a, &a.global).await,
         AllocCommand::Stop(a) => actions::stop(a, &a.global).await,
         AllocCommand::Restart(a) => actions::restart(a, &a.global).await,
         AllocCommand::Signal(a) => actions::signal(a, &a.global).await,

@@ -50,6 +50,10 @@ impl ClientOps for ClientOpsImpl {
         to_value(&usage)
     }
 
+    fn alloc_checks(&self, alloc_id: &str) -> Result<Value, OpError> {
+        to_value(&self.alloc(alloc_id)?.checks())
+    }
+
     async fn host_stats(&self) -> Result<Value, OpError> {
         let root = self.client.config().alloc_root();
         let stats = tokio::task::spawn_blocking(move || host_stats::collect(&root, now_nanos()))

@@ -805,6 +805,18 @@ impl Client {
         Ok(v)
     }
 
+    /// `GET /v1/client/allocation/:id/checks`: the latest Nomad service check results.
+    pub async fn allocation_checks(
+        &self,
+        id: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<crate::api::AllocCheckResults> {
+        let (v, _) = self
+            .query(&format!("/v1/client/allocation/{}/checks", escape(id)), q)
+            .await?;
+        Ok(v)
+    }
+
     // ---- nodes ----
 
     pub async fn nodes(&self, q: Option<&QueryOptions>) -> Result<(Vec<NodeListStub>, QueryMeta)> {

@@ -8,6 +8,7 @@
 
 pub mod alloc;
 pub mod bexpr;
+pub mod checks;
 pub mod client;
 pub mod client_nodes;
 pub mod deployment;
@@ -23,6 +24,7 @@ pub mod plan;
 pub mod service;
 
 pub use alloc::*;
+pub use checks::*;
 pub use deployment::*;
 pub use eval::*;
 pub use job::*;

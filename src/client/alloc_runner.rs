@@ -58,6 +58,7 @@ pub struct AllocRunnerHandle {
     cmds: mpsc::UnboundedSender<Command>,
     join: JoinHandle<()>,
     controls: TaskControls,
+    checks: super::checks::SharedResults,
 }
 
 /// The alloc's tasks for the interactive endpoints, filled once the tasks are set up.
@@ -69,6 +70,7 @@ impl AllocRunnerHandle {
             alloc_id: self.alloc_id.clone(),
             alloc_dir: self.alloc_dir.root.clone(),
             tasks: self.controls.clone(),
+            checks: self.checks.clone(),
         }
     }
 
@@ -121,6 +123,10 @@ pub struct AllocRunner {
     /// Whether the alloc's services are registered with the servers.
     registered: bool,
     controls: TaskControls,
+    /// Latest result per Nomad service check, read by the checks endpoint.
+    check_results: super::checks::SharedResults,
+    /// Runs the checks while the alloc runs; stopped (kept to be joined) once it stops.
+    checks: Option<super::checks::ChecksHook>,
 }
 
 impl AllocRunner {
@@ -131,7 +137,10 @@ impl AllocRunner {
         let alloc = p.alloc.clone();
         let alloc_dir = p.alloc_dir.clone();
         let controls = TaskControls::default();
+        let check_results = super::checks::SharedResults::default();
         let runner = AllocRunner {
+            check_results: check_results.clone(),
+            checks: None,
             controls: controls.clone(),
             p,
             tasks: BTreeMap::new(),
@@ -148,6 +157,7 @@ impl AllocRunner {
             cmds: tx,
             join: tokio::spawn(runner.run()),
             controls,
+            checks: check_results,
         }
     }
 
@@ -244,6 +254,7 @@ impl AllocRunner {
             &rfc3339(now_nanos()),
         );
         self.sync_services(&update);
+        self.sync_checks(&update);
         if self.last_sent.as_ref() == Some(&update) {
             return;
         }
@@ -269,6 +280,35 @@ impl AllocRunner {
         } else if self.registered && (self.killing || update.client_terminal()) {
             self.registered = false;
             reg.deregister(&self.p.alloc.id);
+        }
+    }
+
+    /// Run the service checks once the alloc runs; stop them when it is being stopped or
+    /// has finished (never started again: a stopping alloc does not run again).
+    fn sync_checks(&mut self, update: &Allocation) {
+        let running = update.client_status == crate::api::ALLOC_CLIENT_RUNNING;
+        match &self.checks {
+            None if running && !self.killing => {
+                self.checks = Some(super::checks::ChecksHook::spawn(
+                    super::checks::ChecksHookParams {
+                        alloc: &self.p.alloc,
+                        node: &self.p.node,
+                        region: &self.p.region,
+                        alloc_dir: &self.p.alloc_dir,
+                        tasks: self.controls.clone(),
+                        results: self.check_results.clone(),
+                    },
+                ));
+            }
+            Some(h) if self.killing || update.client_terminal() => h.stop(),
+            _ => {}
+        }
+    }
+
+    async fn stop_checks(&mut self) {
+        if let Some(h) = self.checks.take() {
+            h.stop();
+            h.join().await;
         }
     }
 
@@ -308,6 +348,9 @@ impl AllocRunner {
                         }
                         let stop = alloc.server_terminal();
                         self.p.alloc = alloc;
+                        if let Some(h) = self.checks.as_mut() {
+                            h.update(&self.p.alloc, &self.p.node, &self.p.region, &self.p.alloc_dir);
+                        }
                         self.p.persist_alloc();
                         if stop {
                             self.kill_all(None);
@@ -318,12 +361,14 @@ impl AllocRunner {
                         self.kill_all(None);
                         let states = self.join_tasks().await;
                         self.send_update(states);
+                        self.stop_checks().await;
                         return;
                     }
                     Some(Command::Shutdown { stop_tasks: false }) | None => {
                         for t in self.tasks.values() {
                             t.detach();
                         }
+                        self.stop_checks().await;
                         self.join_tasks().await;
                         return;
                     }

@@ -100,7 +100,7 @@ impl TaskControl {
         Some((self.driver.clone()?, handle))
     }
 
-    fn is_running(&self) -> bool {
+    pub fn is_running(&self) -> bool {
         let s = self.state();
         s.state != TASK_STATE_DEAD && s.state != TASK_STATE_PENDING && self.running().is_some()
     }
@@ -112,6 +112,8 @@ pub struct AllocControl {
     pub alloc_id: String,
     pub alloc_dir: PathBuf,
     pub tasks: Arc<RwLock<BTreeMap<String, TaskControl>>>,
+    /// Latest result per Nomad service check (empty once the alloc stopped).
+    pub checks: super::checks::SharedResults,
 }
 
 /// The client's live allocs, by ID.
@@ -179,6 +181,14 @@ impl AllocControl {
             (t.restart)();
         }
         Ok(())
+    }
+
+    /// The latest result of every Nomad service check, by check ID.
+    pub fn checks(&self) -> crate::api::AllocCheckResults {
+        self.checks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Nomad's alloc runner `Signal`: one task, or every task when `task` is empty.

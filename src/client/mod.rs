@@ -10,6 +10,7 @@ pub mod alloc_runner;
 pub mod alloc_status;
 pub mod alloc_updates;
 pub mod alloc_watcher;
+pub mod checks;
 pub mod config;
 pub mod control;
 pub mod dispatch_payload;

@@ -21,7 +21,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn nomad_services(services: &Option<Value>) -> impl Iterator<Item = &Value> {
+pub(crate) fn nomad_services(services: &Option<Value>) -> impl Iterator<Item = &Value> {
     services
         .as_ref()
         .and_then(Value::as_array)
@@ -32,7 +32,7 @@ fn nomad_services(services: &Option<Value>) -> impl Iterator<Item = &Value> {
 
 /// Host address and port of `label` in the alloc's networks; the node's address when the
 /// service names no port (or a literal port number).
-fn resolve(alloc: &Allocation, node: &Node, label: &str) -> (String, i32) {
+pub(crate) fn resolve(alloc: &Allocation, node: &Node, label: &str) -> (String, i32) {
     let shared = &alloc.allocated_resources.as_ref().map(|r| &r.shared);
     if let Some(p) = shared
         .iter()

@@ -1,4 +1,4 @@
-//! `/v1/client/allocation/<id>/{stats,restart,signal,exec}` and `/v1/client/stats`: the
+//! `/v1/client/allocation/<id>/{stats,checks,restart,signal,exec}` and `/v1/client/stats`: the
 //! node's view of its allocs, answered by the local client as Nomad's client endpoints.
 
 use axum::body::Bytes;
@@ -76,6 +76,12 @@ async fn dispatch(
                 .alloc_stats(alloc_id, req.get("task").unwrap_or(""))
                 .await?;
             Ok(json(&usage, req.pretty(), None))
+        }
+        "checks" => {
+            if req.method != Method::GET {
+                return Err(HttpError::MethodNotAllowed);
+            }
+            Ok(json(&client.alloc_checks(alloc_id)?, req.pretty(), None))
         }
         "restart" if write => {
             let r: RestartRequest = decode_opt(body)?;

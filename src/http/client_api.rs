@@ -47,6 +47,8 @@ pub trait ClientOps: Send + Sync {
     fn alloc_dir(&self, alloc_id: &str) -> Result<PathBuf, OpError>;
     /// Nomad's `AllocResourceUsage` (of one task when `task` is not empty).
     async fn alloc_stats(&self, alloc_id: &str, task: &str) -> Result<Value, OpError>;
+    /// The latest Nomad service check results of the alloc, by check ID.
+    fn alloc_checks(&self, alloc_id: &str) -> Result<Value, OpError>;
     /// Nomad's `HostStats`.
     async fn host_stats(&self) -> Result<Value, OpError>;
     async fn restart(&self, alloc_id: &str, task: &str, all_tasks: bool) -> Result<(), OpError>;

@@ -1,0 +1,162 @@
+//! Nomad-native service checks through the real agent: a raw_exec task serving HTTP
+//! (python3's http.server) is probed by http and tcp checks (`nomad alloc checks`,
+//! `/v1/client/allocation/<id>/checks`), and a check that keeps failing restarts its task
+//! through `check_restart` with Nomad's event.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+fn job(name: &str, check_path: &str, check_restart: &str) -> String {
+    format!(
+        r#"job "{name}" {{
+  datacenters = ["dc*"]
+  group "web" {{
+    network {{
+      port "http" {{}}
+    }}
+    restart {{
+      attempts = 5
+      delay    = "1s"
+      mode     = "fail"
+    }}
+    service {{
+      name     = "{name}-web"
+      port     = "http"
+      provider = "nomad"
+      check {{
+        name     = "alive"
+        type     = "http"
+        path     = "{check_path}"
+        interval = "1s"
+        timeout  = "2s"
+        task     = "server"
+        {check_restart}
+      }}
+      check {{
+        name     = "port"
+        type     = "tcp"
+        interval = "1s"
+        timeout  = "2s"
+      }}
+    }}
+    task "server" {{
+      driver = "raw_exec"
+      config {{
+        command = "python3"
+        args    = ["-m", "http.server", "${{NOMAD_PORT_http}}", "--bind", "${{NOMAD_IP_http}}"]
+      }}
+      resources {{
+        cpu    = 50
+        memory = 64
+      }}
+    }}
+  }}
+}}
+"#
+    )
+}
+
+fn run_job(agent: &Agent, name: &str, hcl: &str) -> String {
+    let path = agent.path(&format!("{name}.nomad.hcl"));
+    std::fs::write(&path, hcl).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc(name, "alloc running", |a| a["ClientStatus"] == "running");
+    alloc["ID"].as_str().expect("alloc id").to_string()
+}
+
+fn checks(agent: &Agent, alloc_id: &str) -> Value {
+    agent.get(&format!("/v1/client/allocation/{alloc_id}/checks"))
+}
+
+fn status_of<'a>(checks: &'a Value, name: &str) -> Option<&'a Value> {
+    checks.as_object()?.values().find(|c| c["Check"] == name)
+}
+
+#[test]
+fn alloc_checks_reports_http_and_tcp_checks_passing() {
+    let agent = Agent::dev();
+    let alloc_id = run_job(&agent, "site", &job("site", "/", ""));
+    let all = wait_until(Duration::from_secs(60), "both checks pass", || {
+        let c = checks(&agent, &alloc_id);
+        let ok = ["alive", "port"]
+            .iter()
+            .all(|n| status_of(&c, n).is_some_and(|s| s["Status"] == "success"));
+        ok.then_some(c)
+    });
+    let http = status_of(&all, "alive").expect("alive");
+    assert_eq!(http["StatusCode"], 200);
+    assert_eq!(http["Output"], "nomad: http ok");
+    assert_eq!(http["Mode"], "healthiness");
+    assert_eq!(http["Group"], "site.web[0]");
+    assert_eq!(http["Service"], "site-web");
+    assert_eq!(http["ID"].as_str().map(str::len), Some(64), "{http}");
+    let tcp = status_of(&all, "port").expect("port");
+    assert_eq!(tcp["Output"], "nomad: tcp ok");
+    assert!(tcp.get("StatusCode").is_none(), "omitted when zero: {tcp}");
+
+    let out = agent.nomad(&["alloc", "checks", &alloc_id[..8]]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("Status of 2 Nomad Service Checks\n\n"),
+        "{text}"
+    );
+    assert!(text.contains("Name        =  alive"), "{text}");
+    assert!(text.contains("Task        =  (group)"), "{text}");
+    assert!(text.contains("Status      =  success"), "{text}");
+    assert!(text.contains("StatusCode  =  200"), "{text}");
+    assert!(text.contains("Output      =  nomad: http ok"), "{text}");
+
+    let json = agent.nomad(&["alloc", "checks", "-json", &alloc_id]);
+    assert_exit(&json, 0);
+    let v: Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let tcp = status_of(&v, "port").expect("port in -json");
+    assert_eq!(
+        tcp["StatusCode"], 0,
+        "the API client's struct has no omitempty"
+    );
+    assert_eq!(tcp["Task"], "");
+
+    let none = agent.nomad(&["alloc", "checks"]);
+    assert_exit(&none, 1);
+    assert!(stderr(&none).contains("An allocation ID is required"));
+}
+
+#[test]
+fn failing_check_restarts_its_task_with_nomads_event() {
+    let agent = Agent::dev();
+    let restart = "check_restart {\n          limit = 2\n          grace = \"1s\"\n        }";
+    let alloc_id = run_job(&agent, "broken", &job("broken", "/missing", restart));
+    let c = wait_until(Duration::from_secs(60), "check fails", || {
+        let c = checks(&agent, &alloc_id);
+        status_of(&c, "alive")
+            .filter(|s| s["Status"] == "failure" && s["StatusCode"] == 404)
+            .cloned()
+    });
+    assert!(
+        c["Output"].as_str().is_some_and(|o| o.contains("404")),
+        "{c}"
+    );
+    let alloc = wait_until(Duration::from_secs(60), "task restarted", || {
+        let a = agent.get(&format!("/v1/allocation/{alloc_id}"));
+        (a["TaskStates"]["server"]["Restarts"].as_u64() >= Some(1)).then_some(a)
+    });
+    let events = alloc["TaskStates"]["server"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let signaled = events
+        .iter()
+        .find(|e| e["Type"] == "Restart Signaled")
+        .unwrap_or_else(|| panic!("no Restart Signaled event: {events:?}"));
+    assert_eq!(
+        signaled["Details"]["restart_reason"],
+        "healthcheck: check \"alive\" unhealthy"
+    );
+}

@@ -173,7 +173,10 @@ async fn run(nodes: usize, jobs: usize, count: i32, timeout: Duration) {
     .expect("server start");
     let leader_deadline = Instant::now() + Duration::from_secs(30);
     while !server.is_leader() {
-        assert!(Instant::now() < leader_deadline, "server never became leader");
+        assert!(
+            Instant::now() < leader_deadline,
+            "server never became leader"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 

@@ -82,7 +82,7 @@ pub fn format_float_g(f: f64, prec: Option<usize>, upper: bool) -> String {
             let d = d.trim_end_matches('0').to_string();
             let d = if d.is_empty() { "0".to_string() } else { d };
             let mut eprec = p as i32;
-            if eprec > d.len() as i32 && d.len() as i32 >= exp + 1 {
+            if eprec > d.len() as i32 && d.len() as i32 > exp {
                 eprec = d.len() as i32;
             }
             (d, exp + 1, eprec)
@@ -184,7 +184,7 @@ fn fmt_int(i: i128, verb: char, f: Flags, prec: Option<usize>) -> String {
 }
 
 fn fmt_float(x: f64, verb: char, f: Flags, prec: Option<usize>) -> String {
-    let neg = x.is_sign_negative() && !(x == 0.0 && !x.is_sign_negative());
+    let neg = x.is_sign_negative();
     if x.is_nan() {
         return "NaN".into();
     }
@@ -202,10 +202,7 @@ fn fmt_float(x: f64, verb: char, f: Flags, prec: Option<usize>) -> String {
         }
         _ => format_float_g(a, prec, verb == 'G'),
     };
-    format!(
-        "{}{body}",
-        sign(neg && x != 0.0 || (x == 0.0 && x.is_sign_negative()), f)
-    )
+    format!("{}{body}", sign(neg, f))
 }
 
 fn fmt_one(verb: char, v: &Value, f: Flags, width: Option<usize>, prec: Option<usize>) -> String {

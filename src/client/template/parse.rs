@@ -81,7 +81,7 @@ pub struct Parser<'a> {
     range_depth: usize,
 }
 
-enum End {
+enum Closer {
     End,
     Else,
     ElseChain(&'static str),
@@ -166,7 +166,7 @@ impl Parser<'_> {
 
     /// Parses nodes until `{{end}}` / `{{else}}` (returned) or the end of input (only at
     /// top level).
-    fn list(&mut self, top: bool) -> Result<(Vec<Node>, Option<End>), TemplateError> {
+    fn list(&mut self, top: bool) -> Result<(Vec<Node>, Option<Closer>), TemplateError> {
         let mut out = Vec::new();
         while let Some(t) = self.toks.get(self.i).map(|t| t.tok.clone()) {
             self.i += 1;
@@ -189,7 +189,7 @@ impl Parser<'_> {
         Ok((out, None))
     }
 
-    fn action(&mut self, out: &mut Vec<Node>) -> Result<Option<End>, TemplateError> {
+    fn action(&mut self, out: &mut Vec<Node>) -> Result<Option<Closer>, TemplateError> {
         let at = self.pos();
         match self.peek_ns().cloned() {
             Some(Tok::Keyword(k)) => {
@@ -197,16 +197,16 @@ impl Parser<'_> {
                 match k {
                     "end" => {
                         self.expect_close("end")?;
-                        Ok(Some(End::End))
+                        Ok(Some(Closer::End))
                     }
                     "else" => match self.peek_ns().cloned() {
                         Some(Tok::Keyword(k @ ("if" | "with"))) => {
                             self.i += 1;
-                            Ok(Some(End::ElseChain(k)))
+                            Ok(Some(Closer::ElseChain(k)))
                         }
                         _ => {
                             self.expect_close("else")?;
-                            Ok(Some(End::Else))
+                            Ok(Some(Closer::Else))
                         }
                     },
                     "if" | "with" | "range" => {
@@ -251,7 +251,7 @@ impl Parser<'_> {
                         let (body, end) = self.list(false)?;
                         self.vars = saved_vars;
                         self.range_depth = saved_range;
-                        if !matches!(end, Some(End::End)) {
+                        if !matches!(end, Some(Closer::End)) {
                             return Err(
                                 self.err_at(self.i - 1, format!("unexpected {{{{else}}}} in {k}"))
                             );
@@ -302,17 +302,17 @@ impl Parser<'_> {
             self.range_depth -= 1;
         }
         let else_list = match end {
-            Some(End::End) => None,
-            Some(End::Else) => {
+            Some(Closer::End) => None,
+            Some(Closer::Else) => {
                 let (l, end2) = self.list(false)?;
-                if !matches!(end2, Some(End::End)) {
+                if !matches!(end2, Some(Closer::End)) {
                     return Err(
                         self.err_at(self.i - 1, format!("expected end; found else in {kind}"))
                     );
                 }
                 Some(l)
             }
-            Some(End::ElseChain(k)) => {
+            Some(Closer::ElseChain(k)) => {
                 if kind == "range" || k != kind {
                     return Err(self.err_at(self.i - 1, format!("unexpected else {k} in {kind}")));
                 }
@@ -347,31 +347,26 @@ impl Parser<'_> {
             // Look ahead for `$x :=`, `$x =`, `$i, $v :=`.
             let save = self.i;
             let mut names = Vec::new();
-            loop {
-                match self.peek_ns().cloned() {
-                    Some(Tok::Variable(v)) => {
+            while let Some(Tok::Variable(v)) = self.peek_ns().cloned() {
+                self.i += 1;
+                names.push(v);
+                match self.peek_ns() {
+                    Some(Tok::Comma) if names.len() == 1 && ctx == "range" => {
                         self.i += 1;
-                        names.push(v);
-                        match self.peek_ns() {
-                            Some(Tok::Comma) if names.len() == 1 && ctx == "range" => {
-                                self.i += 1;
-                                continue;
-                            }
-                            Some(Tok::Declare) => {
-                                self.i += 1;
-                                decls = names;
-                            }
-                            Some(Tok::Assign) => {
-                                self.i += 1;
-                                assign = true;
-                                decls = names;
-                            }
-                            _ => {}
-                        }
-                        break;
+                        continue;
                     }
-                    _ => break,
+                    Some(Tok::Declare) => {
+                        self.i += 1;
+                        decls = names;
+                    }
+                    Some(Tok::Assign) => {
+                        self.i += 1;
+                        assign = true;
+                        decls = names;
+                    }
+                    _ => {}
                 }
+                break;
             }
             if decls.is_empty() {
                 self.i = save;

@@ -9,8 +9,8 @@ use nomad::drivers::cgroups::{Cgroup, CgroupMode, CgroupRoot};
 use crate::harness::*;
 
 /// The test's own cgroup parent, removed on drop, so parallel agents never share one.
-struct ParentGuard {
-    root: CgroupRoot,
+pub(crate) struct ParentGuard {
+    pub root: CgroupRoot,
 }
 
 impl Drop for ParentGuard {
@@ -41,7 +41,8 @@ impl Drop for ParentGuard {
     }
 }
 
-fn exec_root() -> Option<ParentGuard> {
+/// A cgroup parent for one test when the exec driver can run here (root, cgroups).
+pub(crate) fn exec_root() -> Option<ParentGuard> {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("skipping: the exec driver needs root");
         return None;
@@ -60,19 +61,27 @@ fn exec_root() -> Option<ParentGuard> {
     }
 }
 
+impl ParentGuard {
+    /// An agent config file (in `dir`) pointing the exec plugin at this parent.
+    pub(crate) fn plugin_config(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let plugin = dir.join("exec.hcl");
+        std::fs::write(
+            &plugin,
+            format!(
+                "plugin \"exec\" {{\n  config {{\n    cgroup_parent = \"{}\"\n  }}\n}}\n",
+                self.root.parent
+            ),
+        )
+        .expect("write plugin config");
+        plugin
+    }
+}
+
 #[test]
 fn exec_job_runs_isolated_logs_are_readable_and_stop_removes_the_cgroup() {
     let Some(guard) = exec_root() else { return };
     let extra = tempfile::tempdir().expect("tmp");
-    let plugin = extra.path().join("exec.hcl");
-    std::fs::write(
-        &plugin,
-        format!(
-            "plugin \"exec\" {{\n  config {{\n    cgroup_parent = \"{}\"\n  }}\n}}\n",
-            guard.root.parent
-        ),
-    )
-    .expect("write plugin config");
+    let plugin = guard.plugin_config(extra.path());
     let agent = Agent::start(AgentOpts {
         flags: vec![format!("-config={}", plugin.display())],
         ..Default::default()

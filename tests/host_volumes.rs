@@ -1,7 +1,8 @@
 //! Static host volumes through the real agent: the node advertises `client { host_volume }`
 //! blocks, the scheduler places only where a group's volumes exist (else Nomad's "missing
 //! compatible host volumes"), a driver without mount support fails with Nomad's reason, and
-//! a docker task writes into the mounted host directory.
+//! docker and exec tasks write into the mounted host directory (exec: a `read_only` mount
+//! refuses writes).
 
 use std::time::Duration;
 
@@ -14,6 +15,10 @@ struct Fixture {
 }
 
 fn agent_with_volume() -> Fixture {
+    agent_with_volume_and(&[])
+}
+
+fn agent_with_volume_and(extra_configs: &[std::path::PathBuf]) -> Fixture {
     let host_dir = tempfile::tempdir().expect("host dir");
     let cfg_dir = tempfile::tempdir().expect("cfg dir");
     let cfg = cfg_dir.path().join("vols.hcl");
@@ -25,8 +30,14 @@ fn agent_with_volume() -> Fixture {
         ),
     )
     .expect("write config");
+    let mut flags = vec![format!("-config={}", cfg.display())];
+    flags.extend(
+        extra_configs
+            .iter()
+            .map(|c| format!("-config={}", c.display())),
+    );
     let agent = Agent::start(AgentOpts {
-        flags: vec![format!("-config={}", cfg.display())],
+        flags,
         ..Default::default()
     });
     Fixture {
@@ -152,4 +163,38 @@ fn a_docker_task_writes_into_its_host_volume() {
     });
     let written = std::fs::read_to_string(f.host_dir.path().join("out.txt")).expect("file");
     assert_eq!(written, "hello\n");
+}
+
+#[test]
+fn an_exec_task_writes_into_its_host_volume_and_a_read_only_mount_refuses_writes() {
+    let Some(guard) = crate::exec::exec_root() else {
+        return;
+    };
+    let plugin_dir = tempfile::tempdir().expect("tmp");
+    let f = agent_with_volume_and(&[guard.plugin_config(plugin_dir.path())]);
+    // The task runs as nobody.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(f.host_dir.path(), std::fs::Permissions::from_mode(0o777))
+        .expect("chmod");
+    let hcl = job(
+        "execvol",
+        "data",
+        "exec",
+        "command = \"/bin/sh\"\n        args    = [\"-c\", \"echo hello > /data/out.txt && cat /ro/out.txt && (touch /ro/x 2>/dev/null || echo ro-refused)\"]",
+    )
+    .replace(
+        "      config {",
+        "      volume_mount {\n        volume      = \"v\"\n        destination = \"/ro\"\n        read_only   = true\n      }\n      config {",
+    );
+    run(&f, "execvol", &hcl);
+    let alloc = f.agent.wait_alloc("execvol", "exec writer done", |a| {
+        a["ClientStatus"] == "complete" || a["ClientStatus"] == "failed"
+    });
+    let id = alloc["ID"].as_str().expect("alloc id");
+    assert_eq!(alloc["ClientStatus"], "complete", "{alloc}");
+    let written = std::fs::read_to_string(f.host_dir.path().join("out.txt")).expect("file");
+    assert_eq!(written, "hello\n");
+    assert!(!f.host_dir.path().join("x").exists());
+    let logs = stdout(&f.agent.nomad(&["alloc", "logs", id, "t"]));
+    assert_eq!(logs, "hello\nro-refused\n");
 }

@@ -139,3 +139,137 @@ fn tasks_keep_running_across_agent_kill_9_and_exits_meanwhile_are_reported() {
         "restart policy applied: {events:?}"
     );
 }
+
+const EXEC_JOB: &str = r#"job "isolated" {
+  group "g" {
+    restart {
+      attempts = 0
+      mode     = "fail"
+    }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "box" {
+      driver = "exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.2; done"]
+      }
+      resources {
+        cpu    = 20
+        memory = 32
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn exec_tasks_survive_agent_kill_9_and_stay_under_control() {
+    use nomad::drivers::cgroups::Cgroup;
+    let Some(guard) = crate::exec::exec_root() else {
+        return;
+    };
+    let extra = tempfile::tempdir().expect("tmp");
+    let plugin = guard.plugin_config(extra.path());
+    let mut agent = Agent::start(AgentOpts {
+        dev: false,
+        data_dir: true,
+        flags: vec![format!("-config={}", plugin.display())],
+    });
+    let path = agent.path("isolated.nomad.hcl");
+    std::fs::write(&path, EXEC_JOB).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("isolated", "exec alloc running", |a| {
+        a["ClientStatus"] == "running"
+    });
+    let alloc_id = alloc["ID"].as_str().expect("alloc id").to_string();
+    let logs = |agent: &Agent| stdout(&agent.nomad(&["alloc", "logs", &alloc_id, "box"]));
+    wait_until(Duration::from_secs(20), "task ready", || {
+        logs(&agent).contains("ready").then_some(())
+    });
+    // The task is PID 1 of its namespace; its host pid is the one in its cgroup that the
+    // supervisor started (the shell, not its short-lived sleeps).
+    let cgroup =
+        Cgroup::open(&guard.root, &guard.root.scope_name(&alloc_id, "box")).expect("cgroup");
+    let host_pid = |cg: &Cgroup| -> Option<i32> {
+        cg.pids().ok()?.into_iter().find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with("/bin/sh"))
+        })
+    };
+    let pid = wait_until(Duration::from_secs(10), "task pid", || host_pid(&cgroup));
+    let before = agent.get(&format!("/v1/allocation/{alloc_id}"));
+
+    agent.restart();
+    wait_until(Duration::from_secs(20), "exec task re-attached", || {
+        (reattached(&agent) == 1).then_some(())
+    });
+    assert!(alive(pid), "task {pid} survived the agent");
+    let after = agent.get(&format!("/v1/allocation/{alloc_id}"));
+    assert_eq!(after["ClientStatus"], "running");
+    assert_eq!(after["TaskStates"]["box"]["Restarts"], 0);
+    assert_eq!(
+        after["TaskStates"]["box"]["StartedAt"],
+        before["TaskStates"]["box"]["StartedAt"]
+    );
+
+    // Signal, exec and stats reach the re-attached task.
+    assert_exit(
+        &agent.nomad(&["alloc", "signal", "-s", "SIGUSR1", &alloc_id, "box"]),
+        0,
+    );
+    wait_until(Duration::from_secs(20), "signal delivered", || {
+        logs(&agent).contains("got-usr1").then_some(())
+    });
+    let out = agent.nomad(&[
+        "alloc",
+        "exec",
+        "-i=false",
+        "-t=false",
+        "-task",
+        "box",
+        &alloc_id,
+        "/bin/sh",
+        "-c",
+        "test -e /proc/self/stat && id -un",
+    ]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "nobody\n");
+    let stats = agent.get(&format!("/v1/client/allocation/{alloc_id}/stats"));
+    let mem = &stats["Tasks"]["box"]["ResourceUsage"]["MemoryStats"];
+    assert!(mem["Usage"].as_u64().is_some_and(|u| u > 0), "{stats}");
+
+    // The task dies while the agent is down: reported dead with its real exit code.
+    agent.kill9();
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    wait_until(Duration::from_secs(10), "task gone", || {
+        (!alive(pid)).then_some(())
+    });
+    agent.restart();
+    let dead = agent.wait_alloc("isolated", "exec task reported dead", |a| {
+        a["ID"] == alloc_id.as_str() && a["TaskStates"]["box"]["State"] == "dead"
+    });
+    assert_eq!(dead["ClientStatus"], "failed", "{dead}");
+    let dead = agent.get(&format!("/v1/allocation/{alloc_id}"));
+    let events = dead["TaskStates"]["box"]["Events"]
+        .as_array()
+        .expect("events")
+        .clone();
+    let terminated = events
+        .iter()
+        .find(|e| e["Type"] == "Terminated")
+        .unwrap_or_else(|| panic!("a Terminated event: {events:?}"));
+    assert_eq!(terminated["ExitCode"], 137, "{terminated}");
+    assert_eq!(terminated["Signal"], 9);
+    // The dead task's cgroup is removed once the client destroys the task.
+    wait_until(Duration::from_secs(30), "task cgroup removed", || {
+        (!cgroup.paths().iter().any(|p| p.exists())).then_some(())
+    });
+}

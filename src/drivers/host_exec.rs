@@ -93,7 +93,7 @@ async fn copy_out<R: AsyncRead + Unpin>(
 }
 
 /// Feeds input to the child until it exits; returns its exit code.
-async fn run_pipes(mut cmd: Command, mut s: ExecSession) -> io::Result<i32> {
+pub(super) async fn run_pipes(mut cmd: Command, mut s: ExecSession) -> io::Result<i32> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -246,7 +246,7 @@ fn spawn_on_pty(mut cmd: Command) -> io::Result<(Child, PtyMaster)> {
     Ok((child, PtyMaster::new(pty.master)?))
 }
 
-async fn run_tty(cmd: Command, mut s: ExecSession) -> io::Result<i32> {
+pub(super) async fn run_tty(cmd: Command, mut s: ExecSession) -> io::Result<i32> {
     let (mut child, master) = spawn_on_pty(cmd)?;
     let mut buf = vec![0u8; READ_CHUNK];
     let mut input_open = true;

@@ -163,6 +163,10 @@ pub struct TaskConfig {
     pub cpu_shares: i64,
     pub memory_mb: i64,
     pub memory_max_mb: i64,
+    /// CPU cores reserved for the task (`resources { cores = N }`): the task is pinned to
+    /// them with the cpuset cgroup controller.
+    #[serde(default)]
+    pub reserved_cores: Vec<u32>,
     /// Host paths to mount into the task (host volumes), for drivers that support mounts.
     #[serde(default)]
     pub mounts: Vec<MountConfig>,

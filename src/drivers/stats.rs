@@ -199,7 +199,7 @@ fn page_size() -> u64 {
 }
 
 /// MHz of one core, to turn a CPU percentage into Nomad's `TotalTicks`.
-fn core_mhz() -> f64 {
+pub(crate) fn core_mhz() -> f64 {
     static MHZ: LazyLock<f64> = LazyLock::new(|| {
         std::fs::read_to_string("/proc/cpuinfo")
             .ok()

@@ -52,7 +52,7 @@ impl Task {
         self.exit.set(ExitResult {
             exit_code: rec.exit_code,
             signal: rec.signal,
-            oom_killed: false,
+            oom_killed: rec.oom_killed,
             err: rec.err.clone(),
         });
     }

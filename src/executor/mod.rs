@@ -11,7 +11,7 @@
 //! - `spec.rs`: launch spec, exit record, control protocol.
 //! - `supervisor.rs`: the supervisor's poll loop.
 //! - `trim.rs`: drops the startup pages of the (large) binary from the resident set.
-//! - `isolation.rs`: the hook where isolating drivers (exec) plug in.
+//! - `isolation.rs`: how an isolated (exec driver) task is forked and cleaned up.
 //! - `client.rs`: the agent's side: launch, requests, re-attach.
 
 pub mod client;

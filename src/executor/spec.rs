@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::isolation::Isolation;
+
 /// Files the supervisor keeps in the task dir. Hidden, so they stay out of the task's way.
 pub const SPEC_FILE: &str = ".nomad-executor.spec.json";
 pub const SOCKET_FILE: &str = ".nomad-executor.sock";
@@ -34,9 +36,10 @@ pub struct LaunchSpec {
     /// (SIGTERM to the supervisor) without a control request.
     pub kill_signal: i32,
     pub kill_timeout_ms: u64,
-    /// Driver-specific isolation (namespaces, chroot, cgroups) applied before exec; see
-    /// `isolation.rs`. `None` for raw_exec.
-    pub isolation: Option<serde_json::Value>,
+    /// Driver-specific isolation (namespaces, chroot, cgroups); see `isolation.rs`.
+    /// `None` for raw_exec.
+    #[serde(default)]
+    pub isolation: Option<Isolation>,
 }
 
 /// Where the task's stdout/stderr go: `<dir>/<task>.stdout.N`, rotated.
@@ -61,6 +64,9 @@ pub struct ExitRecord {
     pub completed_at: i64,
     /// Set when the task could not be started or its logs could not be written.
     pub err: Option<String>,
+    /// The kernel's OOM killer ended the task (isolated tasks, read from their cgroup).
+    #[serde(default)]
+    pub oom_killed: bool,
 }
 
 /// The supervisor's first (and only) line on its stdout, read by the agent at launch.

@@ -9,11 +9,11 @@
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::isolation;
+use super::isolation::{self, Spawned};
 use super::spec::{self, ExitRecord, LaunchSpec, Request, Response};
 use crate::drivers::logging::FileRotator;
 
@@ -41,7 +41,7 @@ struct Conn {
 
 pub struct Supervisor {
     spec: LaunchSpec,
-    child: Child,
+    /// The task's main process, our child; reaped with `waitpid`.
     pid: i32,
     started_at: i64,
     pidfd: OwnedFd,
@@ -61,7 +61,7 @@ fn now_nanos() -> i64 {
     crate::api::now_nanos()
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+pub(super) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor we own; no memory is passed.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
@@ -107,7 +107,11 @@ fn bind_socket(spec: &LaunchSpec) -> io::Result<UnixListener> {
     Ok(listener)
 }
 
-fn spawn_task(spec: &LaunchSpec) -> io::Result<Child> {
+/// Starts the task: isolated as its driver asked, or as a plain process group (raw_exec).
+fn spawn_task(spec: &LaunchSpec) -> io::Result<Spawned> {
+    if let Some(iso) = &spec.isolation {
+        return isolation::spawn(iso, spec.logs.dir.is_some());
+    }
     let (bin, args) = spec
         .argv
         .split_first()
@@ -149,8 +153,20 @@ fn spawn_task(spec: &LaunchSpec) -> io::Result<Child> {
             Ok(())
         });
     }
-    isolation::prepare(spec, &mut cmd)?;
-    cmd.spawn()
+    let mut child = cmd.spawn()?;
+    let pipe = |fd: Option<OwnedFd>| -> io::Result<Option<OwnedFd>> {
+        if let Some(fd) = &fd {
+            set_nonblocking(fd.as_raw_fd())?;
+        }
+        Ok(fd)
+    };
+    // The `Child` is dropped (that neither kills nor waits): the pid is reaped with
+    // `waitpid` like an isolated task's.
+    Ok(Spawned {
+        pid: child.id() as i32,
+        stdout: pipe(child.stdout.take().map(OwnedFd::from))?,
+        stderr: pipe(child.stderr.take().map(OwnedFd::from))?,
+    })
 }
 
 fn open_sink(spec: &LaunchSpec, stream: &str) -> io::Result<Option<FileRotator>> {
@@ -178,22 +194,15 @@ impl Supervisor {
         let out_sink = open_sink(&spec, "stdout")?;
         let err_sink = open_sink(&spec, "stderr")?;
         let listener = bind_socket(&spec)?;
-        let mut child = spawn_task(&spec)?;
-        let pid = child.id() as i32;
+        let Spawned {
+            pid,
+            stdout,
+            stderr,
+        } = spawn_task(&spec)?;
         let started_at = now_nanos();
         let pidfd = pidfd_open(pid)?;
-        let pipe = |fd: Option<OwnedFd>| -> io::Result<Option<OwnedFd>> {
-            if let Some(fd) = &fd {
-                set_nonblocking(fd.as_raw_fd())?;
-            }
-            Ok(fd)
-        };
-        let stdout = pipe(child.stdout.take().map(OwnedFd::from))?;
-        let stderr = pipe(child.stderr.take().map(OwnedFd::from))?;
-        isolation::after_start(&spec, pid)?;
         Ok(Supervisor {
             spec,
-            child,
             pid,
             started_at,
             pidfd,
@@ -237,7 +246,6 @@ impl Supervisor {
         let record = self.final_record.clone().unwrap_or_default();
         self.answer_waiters();
         let _ = std::fs::remove_file(spec::socket_path(&self.spec.state_dir));
-        isolation::cleanup(&self.spec, self.pid);
         record
     }
 
@@ -335,19 +343,27 @@ impl Supervisor {
     }
 
     fn reap(&mut self) {
-        let status = match self.child.try_wait() {
-            Ok(Some(s)) => s,
-            Ok(None) => return,
-            Err(e) => {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child, writing into a local.
+        let rc = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+        let (code, sig) = match rc {
+            0 => return,
+            rc if rc < 0 => {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    return;
+                }
                 self.log_error
                     .get_or_insert(format!("executor: error waiting on process: {e}"));
-                std::process::ExitStatus::from_raw(1 << 8)
+                (1, 0)
             }
-        };
-        let (code, sig) = match (status.code(), status.signal()) {
-            (Some(c), _) => (c, 0),
-            (None, Some(s)) => (128 + s, s),
-            (None, None) => (1, 0),
+            _ if libc::WIFEXITED(status) => (libc::WEXITSTATUS(status), 0),
+            _ if libc::WIFSIGNALED(status) => {
+                let s = libc::WTERMSIG(status);
+                (128 + s, s)
+            }
+            // Stopped or continued: not an exit.
+            _ => return,
         };
         self.reaped = Some((code, sig, now_nanos()));
         self.drain_until = Some(Instant::now() + DRAIN_GRACE);
@@ -372,6 +388,16 @@ impl Supervisor {
         }
         // Whatever outlived the main process goes with it.
         kill_group(self.pid, libc::SIGKILL);
+        let oom_killed = self
+            .spec
+            .isolation
+            .as_ref()
+            .is_some_and(isolation::after_exit);
+        let err = match (&self.log_error, oom_killed) {
+            (Some(e), _) => Some(e.clone()),
+            (None, true) => Some("OOM Killed".to_string()),
+            (None, false) => None,
+        };
         let record = ExitRecord {
             task_id: self.spec.task_id.clone(),
             pid: self.pid,
@@ -379,7 +405,8 @@ impl Supervisor {
             signal,
             started_at: self.started_at,
             completed_at,
-            err: self.log_error.clone(),
+            err,
+            oom_killed,
         };
         if let Err(e) = spec::write_exit(&self.spec.state_dir, &record) {
             eprintln!("executor: failed to record exit status: {e}");

@@ -347,6 +347,9 @@ impl TaskRunner {
             cpu_shares: res.map(|r| r.cpu.cpu_shares).unwrap_or(0),
             memory_mb: res.map(|r| r.memory.memory_mb).unwrap_or(0),
             memory_max_mb: res.map(|r| r.memory.memory_max_mb).unwrap_or(0),
+            reserved_cores: res
+                .and_then(|r| r.cpu.reserved_cores.clone())
+                .unwrap_or_default(),
             mounts,
         })
     }

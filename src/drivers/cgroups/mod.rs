@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
 
 pub use stats::CgroupStats;
 
@@ -68,7 +69,7 @@ pub enum CgroupError {
 }
 
 /// The cgroup version the host runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CgroupMode {
     V1,
     V2,
@@ -154,7 +155,7 @@ impl CgroupRoot {
 }
 
 /// Which hierarchy a directory belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Controller {
     Unified,
     Cpu,
@@ -166,7 +167,7 @@ pub(crate) enum Controller {
 }
 
 /// Resource limits of one task, from its `resources` block.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CgroupLimits {
     /// `cpu.shares` (v1); v2 converts it to `cpu.weight`. 0 means the kernel default.
     pub cpu_shares: u64,
@@ -174,6 +175,9 @@ pub struct CgroupLimits {
     pub memory_hard_bytes: Option<u64>,
     /// Soft limit in bytes (`memory.soft_limit_in_bytes` / `memory.low`).
     pub memory_soft_bytes: Option<u64>,
+    /// `cpuset.cpus` for a task with reserved cores (`resources { cores = N }`), e.g.
+    /// `"0-1"`; `None` inherits the parent's set.
+    pub cpuset_cpus: Option<String>,
 }
 
 impl CgroupLimits {
@@ -197,8 +201,54 @@ impl CgroupLimits {
             cpu_shares: clamp_cpu_shares(cpu_mhz, total_compute),
             memory_hard_bytes: hard,
             memory_soft_bytes: soft,
+            cpuset_cpus: None,
         }
     }
+}
+
+/// Cores as the kernel's list format (`0-2,5`); `None` for no cores.
+pub fn cpuset_list(cores: &[u32]) -> Option<String> {
+    let mut sorted = cores.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
+/// Parses the kernel's list format (`0-2,5`) into cores; bad parts are skipped.
+pub fn parse_cpuset_list(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in text
+        .trim()
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                    out.extend(a..=b);
+                }
+            }
+            None => out.extend(part.parse::<u32>().ok()),
+        }
+    }
+    out
 }
 
 pub fn clamp_cpu_shares(cpu_mhz: i64, total_compute: u64) -> u64 {
@@ -222,7 +272,8 @@ pub fn shares_to_weight(shares: u64) -> u64 {
 }
 
 /// One task's cgroup. Dropping it does not remove anything: call [`Cgroup::destroy`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialisable so a task handle (and the task's supervisor) can find it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cgroup {
     mode: CgroupMode,
     dirs: Vec<(Controller, PathBuf)>,

@@ -152,3 +152,15 @@ fn create_writes_limits_and_destroy_removes_everything() {
     }
     assert!(cg.paths().iter().all(|p| !p.exists()), "{:?}", cg.paths());
 }
+
+#[test]
+fn cpuset_lists_round_trip_in_the_kernels_format() {
+    assert_eq!(cpuset_list(&[]), None);
+    assert_eq!(
+        cpuset_list(&[3, 0, 1, 2, 5, 7, 8]).as_deref(),
+        Some("0-3,5,7-8")
+    );
+    assert_eq!(cpuset_list(&[1, 1]).as_deref(), Some("1"));
+    assert_eq!(parse_cpuset_list("0-3,5,7-8\n"), vec![0, 1, 2, 3, 5, 7, 8]);
+    assert_eq!(parse_cpuset_list(""), Vec::<u32>::new());
+}

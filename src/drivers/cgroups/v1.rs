@@ -49,6 +49,9 @@ pub(super) fn create(
     dirs: &[(Controller, PathBuf)],
     limits: &CgroupLimits,
 ) -> Result<(), CgroupError> {
+    if limits.cpuset_cpus.is_some() && !dirs.iter().any(|(c, _)| *c == Controller::Cpuset) {
+        return Err(CgroupError::MissingController("cpuset"));
+    }
     for (c, dir) in dirs {
         if *c == Controller::Cpuset {
             create_cpuset(&mount.join("cpuset"), parent, dir)?;
@@ -62,6 +65,11 @@ pub(super) fn create(
                 write_file(&dir.join("cpu.shares"), &limits.cpu_shares.to_string())?;
             }
             Controller::Memory => write_memory(dir, limits)?,
+            Controller::Cpuset => {
+                if let Some(cpus) = &limits.cpuset_cpus {
+                    write_file(&dir.join("cpuset.cpus"), cpus)?;
+                }
+            }
             _ => {}
         }
     }

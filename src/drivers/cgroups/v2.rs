@@ -34,6 +34,9 @@ pub(super) fn create(
     if let Some(soft) = limits.memory_soft_bytes {
         write_file(&dir.join("memory.low"), &soft.to_string())?;
     }
+    if let Some(cpus) = &limits.cpuset_cpus {
+        write_file(&dir.join("cpuset.cpus"), cpus)?;
+    }
     Ok(())
 }
 

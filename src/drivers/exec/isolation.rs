@@ -15,8 +15,10 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 /// One bind mount into the new root.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BindMount {
     pub source: PathBuf,
     /// Absolute, as seen inside the new root.
@@ -24,8 +26,9 @@ pub struct BindMount {
     pub read_only: bool,
 }
 
-/// Everything the child needs; no references to driver state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Everything the child needs; no references to driver state. Serialisable: the driver
+/// builds it in the agent and the task's supervisor (`nomad executor`) spawns from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IsolationSpec {
     /// Host directory that becomes `/` (the task dir).
     pub root: PathBuf,

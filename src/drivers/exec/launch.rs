@@ -1,34 +1,24 @@
-//! Turning a `TaskConfig` into a running isolated process: user, binary, env, mounts,
-//! cgroup, stdio pipes, spawn.
+//! Turning a `TaskConfig` into the supervisor's launch spec for an isolated task: user,
+//! binary, env, mounts (chroot_env, /alloc, host volumes), and the task's cgroup, created
+//! here with its limits so the child only has to join it.
 
 use std::collections::BTreeMap;
-use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use tokio::task::JoinHandle;
+use nix::sys::signal::Signal;
 
 use super::config::{
     calculate_caps, isolation_mode, parse_id_ranges, ExecPluginConfig, ExecTaskConfig, MODE_PRIVATE,
 };
-use super::isolation::{self, BindMount, IsolationSpec, Stdio};
+use super::isolation::{BindMount, IsolationSpec};
 use crate::drivers::cgroups::{Cgroup, CgroupLimits, CgroupRoot};
-use crate::drivers::logging::{pump, LogStream};
 use crate::drivers::{DriverError, TaskConfig};
+use crate::executor::isolation::Isolation;
+use crate::executor::{LaunchSpec, LogTarget};
 
 const DEFAULT_USER: &str = "nobody";
 /// The chroot has no host environment; give tasks the usual search path.
 const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// Copies one of the task's output pipes into its rotated log files.
-pub(super) type Pump = JoinHandle<io::Result<()>>;
-
-pub(super) struct Launched {
-    pub pid: i32,
-    pub pidfd: OwnedFd,
-    pub cgroup: Cgroup,
-    pub pumps: Vec<Pump>,
-}
 
 fn failed(message: String) -> DriverError {
     DriverError::StartFailed {
@@ -37,12 +27,12 @@ fn failed(message: String) -> DriverError {
     }
 }
 
-struct User {
-    name: String,
-    uid: u32,
-    gid: u32,
-    groups: Vec<u32>,
-    home: PathBuf,
+pub(super) struct User {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+    pub groups: Vec<u32>,
+    pub home: PathBuf,
 }
 
 fn lookup_user(name: &str, plugin: &ExecPluginConfig) -> Result<User, DriverError> {
@@ -78,6 +68,16 @@ fn lookup_user(name: &str, plugin: &ExecPluginConfig) -> Result<User, DriverErro
         groups,
         home: user.dir,
     })
+}
+
+/// The task's user (default `nobody`), checked against the plugin's denied ids.
+pub(super) fn task_user(cfg: &TaskConfig, plugin: &ExecPluginConfig) -> Result<User, DriverError> {
+    let name = if cfg.user.is_empty() {
+        DEFAULT_USER
+    } else {
+        cfg.user.as_str()
+    };
+    lookup_user(name, plugin)
 }
 
 /// Maps a path inside the chroot to the host file that will be there.
@@ -130,12 +130,24 @@ fn mounts(cfg: &TaskConfig, plugin: &ExecPluginConfig) -> Vec<BindMount> {
         target: PathBuf::from("/alloc"),
         read_only: false,
     });
+    // Host volumes (`volume_mount`) last, parents first, so they may sit inside the above.
+    let mut volumes: Vec<BindMount> = cfg
+        .mounts
+        .iter()
+        .map(|m| BindMount {
+            source: m.host_path.clone(),
+            target: Path::new("/").join(&m.task_path),
+            read_only: m.readonly,
+        })
+        .collect();
+    volumes.sort_by(|a, b| a.target.cmp(&b.target));
+    out.extend(volumes);
     out
 }
 
 /// The task's env with paths as seen inside the chroot (Nomad's taskenv does this for
 /// drivers with chroot isolation) and the user's identity.
-fn task_env(cfg: &TaskConfig, user: &User) -> Vec<(String, String)> {
+pub(super) fn task_env(cfg: &TaskConfig, user: &User) -> Vec<(String, String)> {
     let mut env: BTreeMap<String, String> = cfg.env.clone();
     for (key, inside) in [
         ("NOMAD_ALLOC_DIR", "/alloc"),
@@ -154,54 +166,31 @@ fn task_env(cfg: &TaskConfig, user: &User) -> Vec<(String, String)> {
     env.into_iter().collect()
 }
 
-fn open_null() -> Result<OwnedFd, DriverError> {
-    std::fs::File::open("/dev/null")
-        .map(OwnedFd::from)
-        .map_err(|e| failed(format!("failed to open /dev/null: {e}")))
-}
-
-fn log_pipe(cfg: &TaskConfig, stream: LogStream) -> Result<(OwnedFd, Option<Pump>), DriverError> {
-    if cfg.logs_disabled {
-        return Ok((open_null()?, None));
-    }
-    let logs_err = |e: io::Error| DriverError::Logs {
-        path: cfg.log_spec().dir.display().to_string(),
-        reason: e.to_string(),
-    };
-    let rotator = cfg.log_spec().rotator(stream).map_err(logs_err)?;
-    let (read, write) =
-        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| logs_err(e.into()))?;
-    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(read).map_err(logs_err)?;
-    Ok((write, Some(tokio::spawn(pump(reader, rotator)))))
-}
-
-fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new fd we own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd was just returned by the kernel and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
-}
-
-pub(super) async fn launch(
+/// The supervisor's spec for the task and the cgroup it will join (already created, with
+/// its limits). On error nothing is left behind.
+pub(super) fn launch_spec(
     plugin: &ExecPluginConfig,
     root: &CgroupRoot,
     cfg: &TaskConfig,
-) -> Result<Launched, DriverError> {
+) -> Result<(LaunchSpec, Cgroup), DriverError> {
     let task = ExecTaskConfig::parse(cfg)?;
-    let user_name = if cfg.user.is_empty() {
-        DEFAULT_USER
-    } else {
-        cfg.user.as_str()
-    };
-    let user = lookup_user(user_name, plugin)?;
+    let user = task_user(cfg, plugin)?;
     let caps = calculate_caps(&plugin.allow_caps, &task.cap_add, &task.cap_drop)?;
+    for m in &cfg.mounts {
+        if !m.host_path.exists() {
+            return Err(failed(format!(
+                "host volume path {} for {} does not exist",
+                m.host_path.display(),
+                m.task_path
+            )));
+        }
+    }
     let mounts = mounts(cfg, plugin);
     let program = lookup_bin(cfg, &mounts, &task.command)?;
 
-    let limits = CgroupLimits::from_resources(cfg.cpu_shares, 0, cfg.memory_mb, cfg.memory_max_mb);
+    let mut limits =
+        CgroupLimits::from_resources(cfg.cpu_shares, 0, cfg.memory_mb, cfg.memory_max_mb);
+    limits.cpuset_cpus = crate::drivers::cgroups::cpuset_list(&cfg.reserved_cores);
     let scope = root.scope_name(&cfg.alloc_id, &cfg.name);
     let cgroup = Cgroup::create(root, &scope, &limits)
         .map_err(|e| failed(format!("failed to create cgroup for task: {e}")))?;
@@ -211,6 +200,7 @@ pub(super) async fn launch(
 
     let mut argv = vec![program.display().to_string()];
     argv.extend(task.args.iter().cloned());
+    let env = task_env(cfg, &user);
     let spec = IsolationSpec {
         root: cfg.task_dir.clone(),
         mounts,
@@ -224,50 +214,31 @@ pub(super) async fn launch(
         capabilities: caps,
         cwd: task.work_dir.clone().unwrap_or_else(|| PathBuf::from("/")),
         program,
-        args: argv,
-        env: task_env(cfg, &user),
+        args: argv.clone(),
+        env: env.clone(),
     };
-    let started = start_process(cfg, &spec);
-    match started {
-        Ok((pid, pidfd, pumps)) => Ok(Launched {
-            pid,
-            pidfd,
-            cgroup,
-            pumps,
+    let log = cfg.log_spec();
+    let launch = LaunchSpec {
+        task_id: cfg.id.clone(),
+        argv,
+        env,
+        cwd: cfg.task_dir.clone(),
+        state_dir: cfg.task_dir.clone(),
+        // The child switches user itself, after the mounts.
+        uid: None,
+        gid: None,
+        logs: LogTarget {
+            dir: (!cfg.logs_disabled).then(|| log.dir.clone()),
+            task_name: cfg.name.clone(),
+            max_files: log.max_files,
+            max_file_size_bytes: log.max_file_size_bytes,
+        },
+        kill_signal: Signal::SIGINT as i32,
+        kill_timeout_ms: 5000,
+        isolation: Some(Isolation::Exec {
+            spec: Box::new(spec),
+            cgroup: cgroup.clone(),
         }),
-        Err(e) => {
-            let _ = cgroup.destroy();
-            Err(e)
-        }
-    }
-}
-
-type Started = (i32, OwnedFd, Vec<Pump>);
-
-fn start_process(cfg: &TaskConfig, spec: &IsolationSpec) -> Result<Started, DriverError> {
-    let prepared = spec
-        .prepare()
-        .map_err(|e| failed(format!("failed to prepare task: {e}")))?;
-    let (stdout, out_pump) = log_pipe(cfg, LogStream::Stdout)?;
-    let (stderr, err_pump) = log_pipe(cfg, LogStream::Stderr)?;
-    let stdio = Stdio {
-        stdin: open_null()?,
-        stdout,
-        stderr,
     };
-    let pumps: Vec<_> = out_pump.into_iter().chain(err_pump).collect();
-    let pid = isolation::spawn(&prepared, &stdio).map_err(|e| {
-        for p in &pumps {
-            p.abort();
-        }
-        DriverError::Spawn {
-            command: spec.program.display().to_string(),
-            reason: e.to_string(),
-        }
-    })?;
-    // The write ends belong to the child now; the pumps see EOF when it is done.
-    drop(stdio);
-    let pidfd =
-        pidfd_open(pid).map_err(|e| failed(format!("failed to watch task process: {e}")))?;
-    Ok((pid, pidfd, pumps))
+    Ok((launch, cgroup))
 }

@@ -1,85 +1,80 @@
 //! `exec`: runs a command isolated as Nomad's exec driver does: new PID, mount, IPC and UTS
 //! namespaces, pivot_root into the task dir with the chroot_env bind-mounted read-only,
-//! `/alloc` bound from the alloc dir, a private /dev and /proc, a per-task cgroup with CPU
-//! shares and memory limits, and the task user (default `nobody`).
+//! `/alloc` bound from the alloc dir, host volumes bound where `volume_mount` says, a private
+//! /dev and /proc, a per-task cgroup with CPU shares, memory limits and (for
+//! `resources { cores }`) a cpuset, and the task user (default `nobody`).
 //!
-//! The parent side (this file) builds an [`isolation::IsolationSpec`], creates the cgroup,
-//! spawns, and supervises the process like raw_exec does (log pumps, exit cell). Only healthy
-//! as root with cgroups mounted.
+//! Each task runs under its own supervisor (`nomad executor`, see `crate::executor`), as
+//! raw_exec's do: this driver builds the isolation spec and creates the cgroup in the agent
+//! (`launch.rs`), the supervisor forks the task into its namespaces, owns its output and
+//! records its exit, and outlives the agent. The handle carries the supervisor's socket and
+//! the cgroup, so `recover` re-attaches after an agent restart and stats, signal, exec and
+//! stop keep working. Only healthy as root with cgroups mounted.
 
 pub mod config;
+mod enter;
 pub mod isolation;
 mod launch;
 
-use std::os::fd::OwnedFd;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use nix::sys::signal::{kill, killpg, Signal};
-use nix::unistd::Pid;
-use serde_json::json;
-use tokio::task::JoinHandle;
+use serde::{Deserialize, Serialize};
 
 use super::cgroups::{Cgroup, CgroupRoot, CgroupStats};
-use super::task_store::{ExitCell, TaskStore};
+use super::stats::{
+    CpuStats, MemoryStats, ResourceUsage, TaskResourceUsage, MEASURED_MAX_USAGE, MEASURED_PERCENT,
+    MEASURED_RSS, MEASURED_SWAP, MEASURED_SYSTEM_MODE, MEASURED_USAGE, MEASURED_USER_MODE,
+};
+use super::supervised::{SupervisedState, SupervisedTasks};
 use super::{
-    parse_signal, Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation,
-    HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
+    Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation, HealthState,
+    PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
 };
 use crate::api::now_nanos;
 use config::ExecPluginConfig;
 
 pub const NAME: &str = "exec";
-const HANDLE_VERSION: u32 = 1;
+/// 2: supervised (the handle holds the supervisor's state and the cgroup).
+const HANDLE_VERSION: u32 = 2;
 
 /// Nomad's `drivers.DriverRequiresRootMessage`.
 const REQUIRES_ROOT: &str = "Driver must run as root";
 /// Nomad's `drivers.NoCgroupMountMessage`.
 const NO_CGROUP_MOUNT: &str = "Failed to discover cgroup mount point";
 
-/// How long log pumps may drain output after the task's main process exited.
-const PUMP_DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// What an exec task's handle records: the supervisor's state plus the task's cgroup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecState {
+    #[serde(flatten)]
+    pub supervised: SupervisedState,
+    pub cgroup: Cgroup,
+}
+
+/// The previous CPU sample of a task's cgroup, for `Percent`.
+#[derive(Clone, Copy)]
+struct CpuSample {
+    at: Instant,
+    user_ns: u64,
+    system_ns: u64,
+    total_ns: u64,
+}
 
 pub struct ExecDriver {
     config: Result<ExecPluginConfig, DriverError>,
-    tasks: TaskStore<ExecTask>,
-}
-
-struct ExecTask {
-    name: String,
-    pid: i32,
-    cgroup: Cgroup,
-    started_at: i64,
-    completed_at: Mutex<Option<i64>>,
-    exit: ExitCell,
-    /// Waits for the process, drains output, records the exit; joined by `destroy`.
-    supervisor: Mutex<Option<JoinHandle<()>>>,
-}
-
-impl ExecTask {
-    fn running(&self) -> bool {
-        self.exit.get().is_none()
-    }
-
-    /// SIGKILL to everything in the task's cgroup (and its process group).
-    fn kill_all(&self) {
-        let _ = killpg(Pid::from_raw(self.pid), Signal::SIGKILL);
-        if let Err(e) = self.cgroup.kill_all() {
-            tracing::warn!(task = %self.name, error = %e, "failed to kill task cgroup");
-        }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    tasks: SupervisedTasks,
+    /// Task id -> its cgroup and last CPU sample (removed by `destroy`).
+    cgroups: Mutex<HashMap<String, (Cgroup, Option<CpuSample>)>>,
 }
 
 impl ExecDriver {
     pub fn new(cfg: Option<&PluginConfig>) -> Self {
         ExecDriver {
             config: ExecPluginConfig::parse(cfg),
-            tasks: TaskStore::default(),
+            tasks: SupervisedTasks::default(),
+            cgroups: Mutex::new(HashMap::new()),
         }
     }
 
@@ -95,57 +90,87 @@ impl ExecDriver {
         })
     }
 
-    /// One resource-usage sample of the task's cgroup.
-    pub async fn stats(&self, handle: &TaskHandle) -> Result<CgroupStats, DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        task.cgroup
-            .stats()
-            .map_err(|e| DriverError::SignalFailed(format!("failed to read task stats: {e}")))
+    fn lock_cgroups(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, (Cgroup, Option<CpuSample>)>> {
+        self.cgroups.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The task's cgroup (for tests and the client's stats).
     pub fn cgroup(&self, handle: &TaskHandle) -> Result<Cgroup, DriverError> {
-        Ok(self.tasks.get(handle.id())?.cgroup.clone())
+        self.lock_cgroups()
+            .get(handle.id())
+            .map(|(c, _)| c.clone())
+            .ok_or(DriverError::TaskNotFound)
+    }
+
+    /// One raw resource-usage sample of the task's cgroup.
+    pub fn cgroup_stats(&self, handle: &TaskHandle) -> Result<CgroupStats, DriverError> {
+        self.cgroup(handle)?
+            .stats()
+            .map_err(|e| DriverError::SignalFailed(format!("failed to read task stats: {e}")))
     }
 }
 
-/// Waits for `pid` (our child) through a pidfd, so no thread blocks per task.
-async fn wait_pid(pid: i32, pidfd: OwnedFd) -> ExitResult {
-    let fail = |e: String| ExitResult {
-        exit_code: 1,
-        err: Some(format!("executor: error waiting on process: {e}")),
-        ..Default::default()
+/// Nomad's exec driver usage from its cgroup: memory from the memory controller, CPU
+/// percentages from the cpuacct times since the previous sample (0 on the first).
+fn usage(stats: &CgroupStats, prev: Option<CpuSample>, now: Instant) -> (ResourceUsage, CpuSample) {
+    let sample = CpuSample {
+        at: now,
+        user_ns: stats.cpu_user_ns,
+        system_ns: stats.cpu_system_ns,
+        total_ns: stats.cpu_total_ns,
     };
-    // SAFETY: we own the pidfd and it stays open for as long as it is registered.
-    match unsafe { tokio::io::unix::AsyncFd::register(pidfd) } {
-        Ok(fd) => {
-            if let Err(e) = fd.readable().await {
-                return fail(e.to_string());
+    let pct = |d: u64, wall: f64| d as f64 / 1e9 / wall * 100.0;
+    let (user, system, percent) = match prev {
+        Some(p) => {
+            let wall = now.duration_since(p.at).as_secs_f64();
+            if wall > 0.0 {
+                (
+                    pct(stats.cpu_user_ns.saturating_sub(p.user_ns), wall),
+                    pct(stats.cpu_system_ns.saturating_sub(p.system_ns), wall),
+                    pct(stats.cpu_total_ns.saturating_sub(p.total_ns), wall),
+                )
+            } else {
+                (0.0, 0.0, 0.0)
             }
         }
-        Err(e) => return fail(e.to_string()),
-    }
-    use nix::sys::wait::{waitpid, WaitStatus};
-    loop {
-        match waitpid(Pid::from_raw(pid), None) {
-            Ok(WaitStatus::Exited(_, code)) => {
-                return ExitResult {
-                    exit_code: code,
-                    ..Default::default()
-                }
-            }
-            Ok(WaitStatus::Signaled(_, sig, _)) => {
-                return ExitResult {
-                    exit_code: 128 + sig as i32,
-                    signal: sig as i32,
-                    ..Default::default()
-                }
-            }
-            Ok(_) => continue,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return fail(e.to_string()),
-        }
-    }
+        None => (0.0, 0.0, 0.0),
+    };
+    let mhz = crate::drivers::stats::core_mhz();
+    let usage = ResourceUsage {
+        memory_stats: MemoryStats {
+            rss: stats.memory_rss_bytes,
+            cache: stats.memory_cache_bytes,
+            swap: stats.memory_swap_bytes,
+            usage: stats.memory_usage_bytes,
+            max_usage: stats.memory_max_usage_bytes,
+            measured: [
+                MEASURED_RSS,
+                "Cache",
+                MEASURED_SWAP,
+                MEASURED_USAGE,
+                MEASURED_MAX_USAGE,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            ..Default::default()
+        },
+        cpu_stats: CpuStats {
+            system_mode: system,
+            user_mode: user,
+            total_ticks: percent / 100.0 * mhz,
+            percent,
+            measured: [MEASURED_SYSTEM_MODE, MEASURED_USER_MODE, MEASURED_PERCENT]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            ..Default::default()
+        },
+        device_stats: None,
+    };
+    (usage, sample)
 }
 
 #[async_trait]
@@ -162,10 +187,9 @@ impl Driver for ExecDriver {
         }
     }
 
-    /// Host volume bind mounts into the chroot are not wired yet: refuse them clearly
-    /// rather than run the task without its volume.
+    /// Host volumes are bind-mounted into the chroot (`read_only` honoured).
     fn supports_mounts(&self) -> bool {
-        false
+        true
     }
 
     async fn fingerprint(&self) -> Fingerprint {
@@ -201,58 +225,45 @@ impl Driver for ExecDriver {
             return Err(DriverError::AlreadyStarted(cfg.id.clone()));
         }
         let root = self.cgroup_root(&plugin)?;
-        let launched = launch::launch(&plugin, &root, &cfg).await?;
-        let task = Arc::new(ExecTask {
-            name: cfg.name.clone(),
-            pid: launched.pid,
-            cgroup: launched.cgroup,
-            started_at: now_nanos(),
-            completed_at: Mutex::new(None),
-            exit: ExitCell::default(),
-            supervisor: Mutex::new(None),
-        });
-        let supervised = task.clone();
-        let (pid, pidfd, pumps) = (launched.pid, launched.pidfd, launched.pumps);
-        let supervisor = tokio::spawn(async move {
-            let mut result = wait_pid(pid, pidfd).await;
-            // With the PID namespace's init gone the kernel kills the rest; with
-            // pid_mode = "host" descendants may remain, and they go with the task.
-            let _ = supervised.cgroup.kill_all();
-            for p in pumps {
-                let abort = p.abort_handle();
-                match tokio::time::timeout(PUMP_DRAIN_GRACE, p).await {
-                    Ok(Ok(Err(e))) if result.err.is_none() => {
-                        result.err = Some(format!("failed to write task logs: {e}"));
-                    }
-                    Ok(_) => {}
-                    Err(_) => abort.abort(),
-                }
+        let (spec, cgroup) = launch::launch_spec(&plugin, &root, &cfg)?;
+        let command = spec.argv.first().cloned().unwrap_or_default();
+        let supervised = match self.tasks.launch(&cfg.name, &command, &spec).await {
+            Ok(s) => s,
+            Err(e) => {
+                let cg = cgroup.clone();
+                let _ = tokio::task::spawn_blocking(move || cg.destroy()).await;
+                return Err(e);
             }
-            if supervised.cgroup.oom_killed() {
-                result.oom_killed = true;
-                result.err = Some("OOM Killed".to_string());
-            }
-            *lock(&supervised.completed_at) = Some(now_nanos());
-            supervised.exit.set(result);
-        });
-        *lock(&task.supervisor) = Some(supervisor);
-        let cgroup_paths = task.cgroup.paths();
-        self.tasks.insert_new(&cfg.id, task)?;
+        };
+        self.lock_cgroups()
+            .insert(cfg.id.clone(), (cgroup.clone(), None));
+        let state = ExecState { supervised, cgroup };
         Ok(TaskHandle {
             version: HANDLE_VERSION,
             driver: NAME.to_string(),
-            driver_state: json!({
-                "pid": pid,
-                "started_at": now_nanos(),
-                "cgroup_paths": cgroup_paths,
-            }),
+            driver_state: serde_json::to_value(&state).unwrap_or_default(),
             config: cfg,
         })
     }
 
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        if handle.version != HANDLE_VERSION {
+            return Err(DriverError::Recover(format!(
+                "exec task handle version {} predates the task supervisor",
+                handle.version
+            )));
+        }
+        let state: ExecState = serde_json::from_value(handle.driver_state.clone())
+            .map_err(|e| DriverError::Recover(format!("unreadable task handle: {e}")))?;
+        self.tasks.recover(handle).await?;
+        self.lock_cgroups()
+            .entry(handle.id().to_string())
+            .or_insert((state.cgroup, None));
+        Ok(())
+    }
+
     async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        Ok(task.exit.wait().await)
+        self.tasks.wait(handle.id()).await
     }
 
     async fn stop(
@@ -261,73 +272,71 @@ impl Driver for ExecDriver {
         signal: &str,
         timeout: Duration,
     ) -> Result<(), DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        if !task.running() {
-            task.kill_all();
-            return Ok(());
+        self.tasks.stop(handle.id(), signal, timeout).await?;
+        // The supervisor kills what is left in the cgroup once the main process is gone;
+        // this covers a supervisor that could not be reached.
+        if let Ok(cg) = self.cgroup(handle) {
+            let _ = cg.kill_all();
         }
-        let sig = parse_signal(signal).unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "unknown kill signal, using SIGINT instead");
-            Signal::SIGINT
-        });
-        if !timeout.is_zero() {
-            let _ = kill(Pid::from_raw(task.pid), sig);
-            if tokio::time::timeout(timeout, task.exit.wait())
-                .await
-                .is_ok()
-            {
-                task.kill_all();
-                return Ok(());
-            }
-        }
-        task.kill_all();
         Ok(())
     }
 
     async fn destroy(&self, handle: &TaskHandle, force: bool) -> Result<(), DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        if task.running() && !force {
-            return Err(DriverError::DestroyRunning);
-        }
-        task.kill_all();
-        self.tasks.remove(handle.id());
-        let supervisor = {
-            let mut guard = lock(&task.supervisor);
-            guard.take()
-        };
-        if let Some(s) = supervisor {
-            let _ = s.await;
-        }
-        let cg = task.cgroup.clone();
-        let destroyed = tokio::task::spawn_blocking(move || cg.destroy()).await;
-        if let Ok(Err(e)) = destroyed {
-            tracing::warn!(task = %task.name, error = %e, "failed to remove task cgroup");
+        self.tasks.destroy(handle.id(), force).await?;
+        let removed = self.lock_cgroups().remove(handle.id());
+        if let Some((cg, _)) = removed {
+            let destroyed = tokio::task::spawn_blocking(move || cg.destroy()).await;
+            if let Ok(Err(e)) = destroyed {
+                tracing::warn!(task = %handle.config.name, error = %e, "failed to remove task cgroup");
+            }
         }
         Ok(())
     }
 
     async fn signal(&self, handle: &TaskHandle, signal: &str) -> Result<(), DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        let sig = parse_signal(signal)?;
-        kill(Pid::from_raw(task.pid), sig).map_err(|e| DriverError::SignalFailed(e.to_string()))
+        self.tasks.signal(handle.id(), signal).await
     }
 
     async fn inspect(&self, handle: &TaskHandle) -> Result<TaskStatus, DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        let exit = task.exit.get();
-        let completed_at = *lock(&task.completed_at);
-        Ok(TaskStatus {
-            id: handle.id().to_string(),
-            name: task.name.clone(),
-            state: if exit.is_some() {
-                TaskRunState::Exited
-            } else {
-                TaskRunState::Running
-            },
-            started_at: task.started_at,
-            completed_at,
-            exit_result: exit,
-            driver_attributes: [("pid".to_string(), task.pid.to_string())].into(),
+        self.tasks.inspect(handle.id())
+    }
+
+    async fn exec_streaming(
+        &self,
+        handle: &TaskHandle,
+        session: super::exec_stream::ExecSession,
+    ) -> Result<i32, DriverError> {
+        if self.tasks.inspect(handle.id())?.state != TaskRunState::Running {
+            return Err(DriverError::TaskNotFound);
+        }
+        let pid = self.tasks.pid(handle.id())?;
+        let cgroup = self.cgroup(handle)?;
+        let plugin = self.config.clone()?;
+        enter::exec_in_task(&plugin, &handle.config, pid, &cgroup, session).await
+    }
+
+    async fn stats(&self, handle: &TaskHandle) -> Result<TaskResourceUsage, DriverError> {
+        let pid = self.tasks.pid(handle.id())?;
+        let (cg, prev) = self
+            .lock_cgroups()
+            .get(handle.id())
+            .cloned()
+            .ok_or(DriverError::TaskNotFound)?;
+        let raw = tokio::task::spawn_blocking(move || cg.stats())
+            .await
+            .map_err(|e| DriverError::SignalFailed(e.to_string()))?
+            .map_err(|e| DriverError::SignalFailed(format!("failed to read task stats: {e}")))?;
+        let (total, sample) = usage(&raw, prev, Instant::now());
+        if let Some(entry) = self.lock_cgroups().get_mut(handle.id()) {
+            entry.1 = Some(sample);
+        }
+        let now = now_nanos();
+        // Per process, as Nomad's executor lists them (the task leads its process group).
+        let pids = super::stats::process_group_usage(pid, now).pids;
+        Ok(TaskResourceUsage {
+            resource_usage: total,
+            timestamp: now,
+            pids,
         })
     }
 }

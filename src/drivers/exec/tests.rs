@@ -110,8 +110,14 @@ async fn cgroup_gets_limits_and_stats_and_is_removed_on_destroy() {
         }
     }
     assert_eq!(cg.pids().unwrap().len(), 1);
-    let stats = d.stats(&handle).await.unwrap();
+    let stats = d.cgroup_stats(&handle).unwrap();
     assert!(stats.memory_usage_bytes > 0, "{stats:?}");
+    let usage = d.stats(&handle).await.unwrap();
+    assert!(usage.resource_usage.memory_stats.usage > 0, "{usage:?}");
+    assert!(
+        usage.pids.as_ref().is_some_and(|p| p.len() == 1),
+        "{usage:?}"
+    );
 
     d.stop(&handle, "SIGKILL", Duration::from_secs(1))
         .await
@@ -239,4 +245,186 @@ async fn plugin_chroot_env_and_no_pivot_root_are_honoured() {
         read_log(tmp.path(), "env.stderr.0")
     );
     assert_eq!(read_log(tmp.path(), "env.stdout.0"), "no-etc\nusr-ok\n");
+}
+
+/// Runs `command` in the task through `exec_streaming`; (exit code, stdout, stderr).
+async fn exec_in(d: &ExecDriver, h: &TaskHandle, command: &[&str]) -> (i32, String, String) {
+    use crate::drivers::exec_stream::{ExecOutput, ExecSession};
+    let (session, tx, mut rx) =
+        ExecSession::new(command.iter().map(|s| s.to_string()).collect(), false);
+    drop(tx);
+    let collect = tokio::spawn(async move {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        while let Some(chunk) = rx.recv().await {
+            match chunk {
+                ExecOutput::Stdout(b) => out.extend_from_slice(&b),
+                ExecOutput::Stderr(b) => err.extend_from_slice(&b),
+            }
+        }
+        (out, err)
+    });
+    let code = tokio::time::timeout(Duration::from_secs(20), d.exec_streaming(h, session))
+        .await
+        .expect("exec did not finish")
+        .unwrap();
+    let (out, err) = collect.await.unwrap();
+    (
+        code,
+        String::from_utf8_lossy(&out).to_string(),
+        String::from_utf8_lossy(&err).to_string(),
+    )
+}
+
+#[tokio::test]
+async fn exec_joins_the_tasks_namespaces_root_cgroup_and_user() {
+    let Some((d, _parent)) = driver() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("ex/local")).unwrap();
+    std::fs::write(tmp.path().join("ex/local/marker"), "inside\n").unwrap();
+    let cfg = sh_task(tmp.path(), "ex", "echo started; exec sleep 60");
+    let handle = d.start(cfg).await.unwrap();
+    assert!(
+        crate::drivers::testutil::wait_until(Duration::from_secs(10), || async {
+            read_log(tmp.path(), "ex.stdout.0").contains("started")
+        })
+        .await
+    );
+    // /proc/self resolves only for a process in the PID namespace /proc was mounted for.
+    let script = "cat /local/marker; id -un; test -e /root || echo chrooted; \
+                  test -e /proc/self/stat && echo in-pid-ns; echo $NOMAD_TASK_DIR; exit 4";
+    let mut h = handle.clone();
+    h.config
+        .env
+        .insert("NOMAD_TASK_DIR".into(), "/host/local".into());
+    let (code, out, err) = exec_in(&d, &h, &["/bin/sh", "-c", script]).await;
+    assert_eq!(code, 4, "{out} {err}");
+    assert_eq!(
+        out, "inside\nnobody\nchrooted\nin-pid-ns\n/local\n",
+        "{err}"
+    );
+    let (code, _, _) = exec_in(&d, &h, &["sleep", "0"]).await;
+    assert_eq!(code, 0);
+    d.stop(&handle, "SIGKILL", Duration::ZERO).await.unwrap();
+    d.wait(&handle).await.unwrap();
+    d.destroy(&handle, false).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_new_driver_recovers_the_task_and_keeps_control_of_it() {
+    let Some((d, parent)) = driver() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // The task is PID 1 of its namespace: only signals it handles reach it.
+    let script = "trap 'echo got-usr1' USR1; trap 'exit 5' TERM; echo ready; \
+                  while :; do sleep 0.05; done";
+    let handle = d.start(sh_task(tmp.path(), "rec", script)).await.unwrap();
+    assert!(
+        crate::drivers::testutil::wait_until(Duration::from_secs(10), || async {
+            read_log(tmp.path(), "rec.stdout.0").contains("ready")
+        })
+        .await
+    );
+    let pid = d.inspect(&handle).await.unwrap().driver_attributes["pid"].clone();
+    // The agent goes away (its driver with it); the supervisor keeps the task.
+    drop(d);
+    let cfg: PluginConfig = [("cgroup_parent".to_string(), json!(parent.root.parent))].into();
+    let d = ExecDriver::new(Some(&cfg));
+    d.recover(&handle).await.unwrap();
+    let status = d.inspect(&handle).await.unwrap();
+    assert_eq!(status.state, TaskRunState::Running);
+    assert_eq!(status.driver_attributes["pid"], pid);
+    d.signal(&handle, "SIGUSR1").await.unwrap();
+    assert!(
+        crate::drivers::testutil::wait_until(Duration::from_secs(10), || async {
+            read_log(tmp.path(), "rec.stdout.0").contains("got-usr1")
+        })
+        .await
+    );
+    let usage = d.stats(&handle).await.unwrap();
+    assert!(usage.resource_usage.memory_stats.usage > 0, "{usage:?}");
+    let (code, out, _) = exec_in(&d, &handle, &["/bin/sh", "-c", "echo hi"]).await;
+    assert_eq!((code, out.as_str()), (0, "hi\n"));
+    let cg = d.cgroup(&handle).unwrap();
+    d.stop(&handle, "SIGTERM", Duration::from_secs(5))
+        .await
+        .unwrap();
+    let r = d.wait(&handle).await.unwrap();
+    assert_eq!((r.exit_code, r.signal), (5, 0), "{r:?}");
+    d.destroy(&handle, false).await.unwrap();
+    assert!(cg.paths().iter().all(|p| !p.exists()), "{:?}", cg.paths());
+}
+
+#[tokio::test]
+async fn host_volume_mounts_are_bound_into_the_chroot_read_only_honoured() {
+    let Some((d, _parent)) = driver() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let rw = tempfile::tempdir().unwrap();
+    let ro = tempfile::tempdir().unwrap();
+    // The task runs as nobody.
+    use std::os::unix::fs::PermissionsExt;
+    for d in [rw.path(), ro.path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    std::fs::write(ro.path().join("given"), "from-host\n").unwrap();
+    let script = "echo written > /data/out; cat /srv/ro/given; \
+                  touch /srv/ro/x 2>/dev/null || echo ro-refused";
+    let mut cfg = sh_task(tmp.path(), "vol", script);
+    cfg.mounts = vec![
+        crate::drivers::MountConfig {
+            task_path: "/data".into(),
+            host_path: rw.path().to_path_buf(),
+            readonly: false,
+            propagation_mode: "private".into(),
+        },
+        crate::drivers::MountConfig {
+            task_path: "srv/ro".into(),
+            host_path: ro.path().to_path_buf(),
+            readonly: true,
+            propagation_mode: "private".into(),
+        },
+    ];
+    let r = run_to_exit(&d, cfg).await;
+    assert!(
+        r.successful(),
+        "{r:?} {}",
+        read_log(tmp.path(), "vol.stderr.0")
+    );
+    assert_eq!(read_log(tmp.path(), "vol.stderr.0"), "");
+    assert_eq!(
+        read_log(tmp.path(), "vol.stdout.0"),
+        "from-host\nro-refused\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(rw.path().join("out")).unwrap(),
+        "written\n"
+    );
+    assert!(!ro.path().join("x").exists());
+    assert!(d.supports_mounts());
+}
+
+#[tokio::test]
+async fn reserved_cores_pin_the_task_with_its_cpuset() {
+    let Some((d, _parent)) = driver() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let last = *crate::drivers::cgroups::parse_cpuset_list(&online)
+        .last()
+        .expect("a cpu");
+    let mut cfg = sh_task(
+        tmp.path(),
+        "pin",
+        "grep Cpus_allowed_list /proc/self/status",
+    );
+    cfg.reserved_cores = vec![last];
+    let r = run_to_exit(&d, cfg).await;
+    assert!(
+        r.successful(),
+        "{r:?} {}",
+        read_log(tmp.path(), "pin.stderr.0")
+    );
+    let out = read_log(tmp.path(), "pin.stdout.0");
+    assert_eq!(
+        out.split_whitespace().nth(1),
+        Some(last.to_string().as_str()),
+        "{out}"
+    );
 }

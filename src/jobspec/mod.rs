@@ -49,6 +49,7 @@ mod schema_blocks;
 mod services;
 mod services_connect;
 mod services_gateway;
+mod types;
 mod validate;
 mod validate_blocks;
 mod validate_policies;

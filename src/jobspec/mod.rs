@@ -53,6 +53,7 @@ mod types;
 mod validate;
 mod validate_blocks;
 mod validate_policies;
+mod var_validation;
 mod variables;
 
 #[cfg(test)]
@@ -76,6 +77,34 @@ pub use validate::{
     JOB_MIN_PRIORITY,
 };
 
+/// A `-var-file`, or the `Variables` text of `POST /v1/jobs/parse`: the name its
+/// positions carry (a `.json` name is read as JSON) and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarFile {
+    pub filename: String,
+    pub content: String,
+}
+
+/// The variable values of one parse, from each source jobspec2 reads; later sources win:
+/// `NOMAD_VAR_*` (`env`, prefix removed; ignored for undeclared variables), then each var
+/// file in order, then each `-var`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Variables {
+    pub env: Vec<(String, String)>,
+    pub files: Vec<VarFile>,
+    pub args: Vec<(String, String)>,
+}
+
+impl Variables {
+    /// Only `-var name=value` pairs.
+    pub fn from_args(args: &[(String, String)]) -> Self {
+        Variables {
+            args: args.to_vec(),
+            ..Variables::default()
+        }
+    }
+}
+
 /// Why a job file could not be turned into a job.
 #[derive(Debug, thiserror::Error)]
 pub enum JobspecError {
@@ -91,6 +120,42 @@ pub enum JobspecError {
         filename: String,
         diagnostics: Vec<Diagnostic>,
     },
+    /// A var file (or `/v1/jobs/parse` variables text, `what` = "content") with a syntax
+    /// error: Nomad stops before looking at the job.
+    #[error("Error parsing job file from {filename}:\nunable to parse var {what}: {diagnostic}")]
+    VarFile {
+        filename: String,
+        what: &'static str,
+        diagnostic: Diagnostic,
+    },
+}
+
+impl JobspecError {
+    /// The problems without the "Error parsing job file from ..." line: what Nomad's
+    /// `/v1/jobs/parse` puts after "Failed to parse job: ".
+    pub fn problems(&self) -> String {
+        match self {
+            JobspecError::Read { .. } => self.to_string(),
+            JobspecError::Parse { diagnostics, .. } => DiagList(diagnostics).to_string(),
+            JobspecError::VarFile {
+                what, diagnostic, ..
+            } => format!("unable to parse var {what}: {diagnostic}"),
+        }
+    }
+
+    fn from_decode(filename: &str, what: &'static str, e: decode::DecodeError) -> Self {
+        match e {
+            decode::DecodeError::Diags(diagnostics) => JobspecError::Parse {
+                filename: filename.to_string(),
+                diagnostics,
+            },
+            decode::DecodeError::VarFile(diagnostic) => JobspecError::VarFile {
+                filename: filename.to_string(),
+                what,
+                diagnostic,
+            },
+        }
+    }
 }
 
 struct DiagList<'a>(&'a [Diagnostic]);
@@ -107,37 +172,37 @@ impl fmt::Display for DiagList<'_> {
     }
 }
 
-/// Reads and parses a job file; `vars` are the `-var name=value` pairs. The filesystem
-/// functions (`file()`, `fileset()`, ...) may read files relative to the job file.
-pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, JobspecError> {
-    let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
+fn read(path: &Path) -> Result<String, JobspecError> {
+    std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    let filename = path.display().to_string();
-    decode::decode(&src, &filename, vars, &[], true).map_err(|diagnostics| JobspecError::Parse {
-        filename,
-        diagnostics,
     })
 }
 
-/// `parse_file`, also returning what the file set, for printing the job as Nomad's api
-/// structs hold it before canonicalization (`run_output`, `uncanonicalized`).
+/// Reads and parses a job file; `vars` are the `-var name=value` pairs. The filesystem
+/// functions (`file()`, `fileset()`, ...) may read files relative to the job file.
+pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, JobspecError> {
+    parse_file_with(path, &Variables::from_args(vars))
+}
+
+/// `parse_file` with variable values from every source (`-var-file`s, the environment).
+pub fn parse_file_with(path: &Path, vars: &Variables) -> Result<Job, JobspecError> {
+    let src = read(path)?;
+    let filename = path.display().to_string();
+    decode::decode(&src, &filename, vars, true)
+        .map_err(|e| JobspecError::from_decode(&filename, "file", e))
+}
+
+/// `parse_file_with`, also returning what the file set, for printing the job as Nomad's
+/// api structs hold it before canonicalization (`run_output`, `uncanonicalized`).
 pub fn parse_file_recording(
     path: &Path,
-    vars: &[(String, String)],
+    vars: &Variables,
 ) -> Result<(Job, Presence), JobspecError> {
-    let src = std::fs::read_to_string(path).map_err(|source| JobspecError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let src = read(path)?;
     let filename = path.display().to_string();
-    decode::decode_recording(&src, &filename, vars, &[], true, Presence::recording()).map_err(
-        |diagnostics| JobspecError::Parse {
-            filename,
-            diagnostics,
-        },
-    )
+    decode::decode_recording(&src, &filename, vars, true, Presence::recording())
+        .map_err(|e| JobspecError::from_decode(&filename, "file", e))
 }
 
 /// `parse_str`, also returning what the text set (see `parse_file_recording`).
@@ -146,12 +211,18 @@ pub fn parse_str_recording(
     filename: &str,
     vars: &[(String, String)],
 ) -> Result<(Job, Presence), JobspecError> {
-    decode::decode_recording(src, filename, vars, &[], false, Presence::recording()).map_err(
-        |diagnostics| JobspecError::Parse {
-            filename: filename.to_string(),
-            diagnostics,
-        },
-    )
+    parse_str_recording_with(src, filename, &Variables::from_args(vars))
+}
+
+/// `parse_str_recording` with variable values from every source; a var file here is the
+/// `Variables` text of `/v1/jobs/parse` ("var content" in errors).
+pub fn parse_str_recording_with(
+    src: &str,
+    filename: &str,
+    vars: &Variables,
+) -> Result<(Job, Presence), JobspecError> {
+    decode::decode_recording(src, filename, vars, false, Presence::recording())
+        .map_err(|e| JobspecError::from_decode(filename, "content", e))
 }
 
 /// Parses jobspec source text; `filename` is used in error positions. The filesystem
@@ -173,10 +244,13 @@ pub fn parse_str_with_env(
     vars: &[(String, String)],
     env: &[(String, String)],
 ) -> Result<Job, JobspecError> {
-    decode::decode(src, filename, vars, env, false).map_err(|diagnostics| JobspecError::Parse {
-        filename: filename.to_string(),
-        diagnostics,
-    })
+    let vars = Variables {
+        env: env.to_vec(),
+        args: vars.to_vec(),
+        files: Vec::new(),
+    };
+    decode::decode(src, filename, &vars, false)
+        .map_err(|e| JobspecError::from_decode(filename, "content", e))
 }
 
 /// The `NOMAD_VAR_<name>=<value>` pairs of an environment (e.g. `std::env::vars()`), with the

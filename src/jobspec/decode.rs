@@ -596,6 +596,7 @@ pub(super) fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
         max_files: dec.int32(c.attr("max_files")),
         max_file_size_mb: dec.int32(c.attr("max_file_size")),
         disabled: dec.bool(c.attr("disabled")),
+        enabled: dec.bool(c.attr("enabled")),
     }
 }
 
@@ -613,5 +614,15 @@ pub(super) fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
     }
     .finish();
     r.devices = devices;
+    r.iops = dec.int(c.attr("iops")).unwrap_or(0);
+    r.numa = dec
+        .single(&c, "numa")
+        .map(|nb| super::resources::numa(dec, nb));
+    let networks: Vec<NetworkResource> = c
+        .blocks("network")
+        .into_iter()
+        .map(|nb| network(dec, nb))
+        .collect();
+    r.networks = (!networks.is_empty()).then_some(networks);
     r
 }

@@ -18,8 +18,10 @@
 //! integration blocks (`job_blocks`: vault, consul, identity, csi_plugin, scaling,
 //! multiregion, ui, action, schedule, secret; job/group vault and secrets are inherited by
 //! tasks as jobspec2 does), service `connect` (native, sidecar_service, sidecar_task, gateway), `identity` and `weights`, resources `device`, network `dns`/`cni`/
-//! `reserved_ports`, and `variable`/`variables`/`locals`. Other Nomad blocks are rejected by name as "not supported
-//! yet". Expressions may call Nomad's jobspec function library (`functions`); its filesystem
+//! `reserved_ports`, resources `numa` and the deprecated task `network`/`iops`, and
+//! `variable`/`variables`/`locals` (typed, validated; values from var files, the environment
+//! and `-var`). Every block and attribute Nomad's api structs take is decoded; the schema's
+//! `pending` list stays for names not decoded yet. Expressions may call Nomad's jobspec function library (`functions`); its filesystem
 //! functions read files only for a job file named on the command line (`parse_file`).
 //!
 //! This module owns the jobspec language; it must not reach into server or client state.

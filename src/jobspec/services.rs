@@ -61,6 +61,7 @@ const CHECK_SCHEMA: Schema = Schema {
         "grpc_service",
         "grpc_use_tls",
         "task",
+        "advertise",
         "success_before_passing",
         "failures_before_critical",
         "failures_before_warning",
@@ -68,7 +69,7 @@ const CHECK_SCHEMA: Schema = Schema {
         "on_update",
     ],
     blocks: &[("check_restart", &[]), ("header", &[])],
-    pending: &["advertise"],
+    pending: &[],
 };
 
 const CHECK_RESTART_SCHEMA: Schema = Schema {
@@ -144,6 +145,7 @@ fn check(dec: &mut Decoder, b: &Block) -> Value {
         .and_then(|h| dec.free_form_block(h));
     json!({
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
+        "Advertise": dec.string(c.attr("advertise")).unwrap_or_default(),
         "Args": opt(dec.string_list(c.attr("args"))),
         "Body": dec.string(c.attr("body")).unwrap_or_default(),
         "CheckRestart": dec.single(&c, "check_restart").map(|cr| check_restart(dec, cr)).unwrap_or(Value::Null),
@@ -245,6 +247,9 @@ fn canonicalize_service(s: &mut Map<String, Value>, job: &Job, group: &str, task
     let service_restart = s.get("CheckRestart").cloned().filter(|v| !v.is_null());
     if let Some(Value::Array(checks)) = s.get_mut("Checks") {
         for c in checks.iter_mut().filter_map(Value::as_object_mut) {
+            // api.ServiceCheck's `Advertise` has no field in Nomad's structs: the server
+            // drops it.
+            c.remove("Advertise");
             set_if_empty(c, "OnUpdate", &on_update);
             set_if_empty(c, "Name", &format!("service: {name:?} check"));
             if !task_name.is_empty() {

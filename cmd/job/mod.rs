@@ -117,15 +117,11 @@ impl JobFileArgs {
         jobspec::parse_file_with(path, &vars).map_err(anyhow::Error::from)
     }
 
-    /// Like `load`, also returning what an HCL file set (`None` for `-json` jobs, which are
-    /// already in the api's shape), for `nomad job run -output`.
-    pub fn load_recording(&self, path: &Path) -> anyhow::Result<(Job, Option<jobspec::Presence>)> {
+    /// Like `load`, also returning what `nomad job run -output` needs to print the job as
+    /// Nomad's api structs hold it: what an HCL file set, or a `-json` file's own JSON.
+    pub fn load_recording(&self, path: &Path) -> anyhow::Result<(Job, Recorded)> {
         if path == Path::new("-") {
             return self.with_stdin_file(|tmp| self.load_recording(tmp));
-        }
-        if self.json {
-            self.check_json_flags()?;
-            return self.load(path).map(|job| (job, None));
         }
         if let Err(e) = std::fs::metadata(path) {
             return Err(anyhow!(
@@ -133,9 +129,16 @@ impl JobFileArgs {
                 path.display().to_string()
             ));
         }
+        if self.json {
+            self.check_json_flags()?;
+            let raw = read_json_job(path)?;
+            let job = serde_json::from_value(raw.clone())
+                .map_err(|e| anyhow!("Failed to parse JSON job: {e}"))?;
+            return Ok((job, Recorded::Json(raw)));
+        }
         let vars = self.variables(path)?;
         let (job, presence) = jobspec::parse_file_recording(path, &vars)?;
-        Ok((job, Some(presence)))
+        Ok((job, Recorded::Hcl(presence)))
     }
 
     /// `-` reads the job from stdin. The parser takes a path, so the text goes through a
@@ -200,18 +203,30 @@ impl JobFileArgs {
     }
 }
 
+/// What `load_recording` keeps besides the job.
+pub enum Recorded {
+    /// What the HCL file set.
+    Hcl(jobspec::Presence),
+    /// The `-json` file's job object.
+    Json(serde_json::Value),
+}
+
 /// A `-json` job file: the api Job, bare or under a `Job` key (`nomad job inspect`,
 /// `nomad job run -output`). Errors read as Nomad's "Failed to parse JSON job: ...".
 fn parse_json_job(path: &Path) -> anyhow::Result<Job> {
+    let v = read_json_job(path)?;
+    serde_json::from_value(v).map_err(|e| anyhow!("Failed to parse JSON job: {e}"))
+}
+
+fn read_json_job(path: &Path) -> anyhow::Result<serde_json::Value> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow!("Error opening file {:?}: {e}", path.display().to_string()))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| anyhow!("Failed to parse JSON job: {e}"))?;
-    let v = match v.get("Job") {
+    Ok(match v.get("Job") {
         Some(job) if !job.is_null() => job.clone(),
         _ => v,
-    };
-    serde_json::from_value(v).map_err(|e| anyhow!("Failed to parse JSON job: {e}"))
+    })
 }
 
 pub fn is_periodic(job: &Job) -> bool {

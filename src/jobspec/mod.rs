@@ -72,7 +72,9 @@ pub use canonicalize::{canonicalize, DEFAULT_KILL_TIMEOUT};
 pub use diag::{Diagnostic, Pos, SourceRange};
 pub use format::format;
 pub use init::init_job;
-pub use output::{api_canonical, run_output, uncanonicalized, GoJson};
+pub use output::{
+    api_canonical, from_api_json, run_output, run_output_json, uncanonicalized, GoJson,
+};
 pub use presence::Presence;
 pub use validate::{
     format_multierror, format_warnings, validate, ValidationError, JOB_MAX_PRIORITY,

@@ -367,3 +367,36 @@ job "r" {
         json!({"Disabled": false, "MaxFileSizeMB": 10, "MaxFiles": 10})
     );
 }
+
+#[test]
+fn json_job_files_print_as_go_decodes_them() {
+    let input = json!({
+        "ID": "j",
+        "name": "j",
+        "Priority": 70,
+        "Unknown": true,
+        "TaskGroups": [{
+            "Name": "g",
+            "Tasks": [{"Name": "t", "Driver": "exec", "Resources": {"CPU": 10}}]
+        }]
+    });
+    let out = super::from_api_json(&input).to_value();
+    // Keys match without regard to case; unknown keys are dropped.
+    assert_eq!(out["Name"], json!("j"));
+    assert_eq!(out["Priority"], json!(70));
+    assert!(out.get("Unknown").is_none());
+    // Unset pointers are null, unset value fields their zero.
+    assert_eq!(out["Type"], Value::Null);
+    let g = &out["TaskGroups"][0];
+    assert_eq!(g["Count"], Value::Null);
+    let t = &g["Tasks"][0];
+    assert_eq!(t["User"], json!(""));
+    assert_eq!(t["Resources"]["CPU"], json!(10));
+    assert_eq!(t["Resources"]["MemoryMB"], Value::Null);
+    assert_eq!(t["Resources"]["Networks"], Value::Null);
+    let text = super::run_output_json(&input);
+    assert!(
+        text.starts_with("{\n    \"Job\": {\n        \"Region\": null,"),
+        "{text}"
+    );
+}

@@ -1,6 +1,8 @@
 //! The jobspec schema: `job` > `group` > `task` and the blocks inside them, decoded into
 //! `api::Job` the way Nomad's jobspec2 does (`nomad job run -output`).
 
+use std::path::Path;
+
 use hcl_edit::structure::Block;
 
 use crate::api::{Constraint, Job, NetworkResource, Task, TaskGroup, JOB_TYPE_SERVICE};
@@ -29,14 +31,15 @@ pub enum DecodeError {
     VarFile(Diagnostic),
 }
 
-/// Parses and decodes one jobspec source text.
+/// Parses and decodes one jobspec source text. `filename` names it in positions; the
+/// filesystem functions work only with `fs_dir`, the directory relative paths start from.
 pub fn decode(
     src: &str,
     filename: &str,
     vars: &Variables,
-    allow_fs: bool,
+    fs_dir: Option<&Path>,
 ) -> Result<Job, DecodeError> {
-    decode_recording(src, filename, vars, allow_fs, Presence::default()).map(|(job, _)| job)
+    decode_recording(src, filename, vars, fs_dir, Presence::default()).map(|(job, _)| job)
 }
 
 /// `decode`, also returning what the file set when `presence` is recording.
@@ -44,15 +47,16 @@ pub fn decode_recording(
     src: &str,
     filename: &str,
     vars: &Variables,
-    allow_fs: bool,
+    fs_dir: Option<&Path>,
     presence: Presence,
 ) -> Result<(Job, Presence), DecodeError> {
     let map = SourceMap::new(filename, src);
-    let body = hcl_edit::parser::parse_body(src)
+    let body = super::parallel::parse_body(src)
         .map_err(|e| DecodeError::Diags(vec![syntax_diag(&map, &e)]))?;
     let var_files = variables::parse_var_files(vars).map_err(DecodeError::VarFile)?;
     let mut ctx = EvalContext::new(&map);
-    ctx.allow_fs = allow_fs;
+    ctx.allow_fs = fs_dir.is_some();
+    ctx.base_dir = fs_dir.map(Path::to_path_buf);
     let mut dec = Decoder::new(ctx);
     dec.presence = presence;
     let top = dec.content(&body, &TOP_SCHEMA);
@@ -79,9 +83,13 @@ pub fn decode_recording(
     }
     let job = match jobs.first() {
         Some(b) => {
-            let expanded = dynamic::expand(&mut dec, b);
-            dec.presence.alias(&b.body, &expanded.body);
-            decode_job(&mut dec, &expanded)
+            if dynamic::has_dynamic(b) {
+                let expanded = dynamic::expand(&mut dec, b);
+                dec.presence.alias(&b.body, &expanded.body);
+                decode_job(&mut dec, &expanded)
+            } else {
+                decode_job(&mut dec, b)
+            }
         }
         None => {
             dec.diags.push(Diagnostic {

@@ -26,6 +26,17 @@
 //!
 //! This module owns the jobspec language; it must not reach into server or client state.
 
+/// `json!({"Key": expr, ...})` without its cost: `json!` passes every value through
+/// `serde_json::to_value`, which deep-copies values that already are JSON (a service's list
+/// of checks); this moves each value in with `Value::from`.
+macro_rules! json_object {
+    ({ $($key:literal : $value:expr),* $(,)? }) => {{
+        let mut map = serde_json::Map::new();
+        $( map.insert($key.to_string(), serde_json::Value::from($value)); )*
+        serde_json::Value::Object(map)
+    }};
+}
+
 mod blocks;
 mod body;
 mod canonicalize;
@@ -42,6 +53,7 @@ mod job_blocks;
 mod output;
 mod output_fields;
 mod output_write;
+mod parallel;
 mod paths;
 mod policies;
 mod presence;
@@ -192,9 +204,21 @@ pub fn parse_file(path: &Path, vars: &[(String, String)]) -> Result<Job, Jobspec
 /// `parse_file` with variable values from every source (`-var-file`s, the environment).
 pub fn parse_file_with(path: &Path, vars: &Variables) -> Result<Job, JobspecError> {
     let src = read(path)?;
-    let filename = path.display().to_string();
-    decode::decode(&src, &filename, vars, true)
-        .map_err(|e| JobspecError::from_decode(&filename, "file", e))
+    let (shown, dir) = file_names(path);
+    decode::decode(&src, &shown, vars, Some(&dir))
+        .map_err(|e| JobspecError::from_decode(&path.display().to_string(), "file", e))
+}
+
+/// Like Nomad's job commands, positions name the job file by its base name (the error's
+/// first line names the path as given); relative paths in `file()` and the other
+/// filesystem functions start from the job file's directory.
+fn file_names(path: &Path) -> (String, PathBuf) {
+    let shown = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    (shown, dir)
 }
 
 /// `parse_file_with`, also returning what the file set, for printing the job as Nomad's
@@ -204,9 +228,23 @@ pub fn parse_file_recording(
     vars: &Variables,
 ) -> Result<(Job, Presence), JobspecError> {
     let src = read(path)?;
-    let filename = path.display().to_string();
-    decode::decode_recording(&src, &filename, vars, true, Presence::recording())
-        .map_err(|e| JobspecError::from_decode(&filename, "file", e))
+    let (shown, dir) = file_names(path);
+    decode::decode_recording(&src, &shown, vars, Some(&dir), Presence::recording())
+        .map_err(|e| JobspecError::from_decode(&path.display().to_string(), "file", e))
+}
+
+/// A job read from standard input (`nomad job run -`): positions name it `stdin` and the
+/// error's first line `-`, as Nomad's do; relative paths in the filesystem functions start
+/// from the working directory.
+pub fn parse_stdin_recording(src: &str, vars: &Variables) -> Result<(Job, Presence), JobspecError> {
+    decode::decode_recording(
+        src,
+        "stdin",
+        vars,
+        Some(Path::new(".")),
+        Presence::recording(),
+    )
+    .map_err(|e| JobspecError::from_decode("-", "file", e))
 }
 
 /// `parse_str`, also returning what the text set (see `parse_file_recording`).
@@ -225,7 +263,7 @@ pub fn parse_str_recording_with(
     filename: &str,
     vars: &Variables,
 ) -> Result<(Job, Presence), JobspecError> {
-    decode::decode_recording(src, filename, vars, false, Presence::recording())
+    decode::decode_recording(src, filename, vars, None, Presence::recording())
         .map_err(|e| JobspecError::from_decode(filename, "content", e))
 }
 
@@ -253,7 +291,7 @@ pub fn parse_str_with_env(
         args: vars.to_vec(),
         files: Vec::new(),
     };
-    decode::decode(src, filename, &vars, false)
+    decode::decode(src, filename, &vars, None)
         .map_err(|e| JobspecError::from_decode(filename, "content", e))
 }
 

@@ -3,7 +3,7 @@
 //! defaults, implied constraints and warnings Nomad's server derives from them.
 
 use hcl_edit::structure::Block;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::api::{Constraint, Job, TaskGroup};
 
@@ -113,7 +113,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
     let weights = dec
         .single(&c, "weights")
         .map(|wb| super::services_connect::weights(dec, wb));
-    json!({
+    json_object!({
         "Address": dec.string(c.attr("address")).unwrap_or_default(),
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
         "CanaryMeta": map_value(dec.string_map(&c, "canary_meta")),
@@ -143,7 +143,7 @@ fn check(dec: &mut Decoder, b: &Block) -> Value {
     let header = dec
         .single(&c, "header")
         .and_then(|h| dec.free_form_block(h));
-    json!({
+    json_object!({
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
         "Advertise": dec.string(c.attr("advertise")).unwrap_or_default(),
         "Args": opt(dec.string_list(c.attr("args"))),
@@ -176,7 +176,7 @@ fn check(dec: &mut Decoder, b: &Block) -> Value {
 
 fn check_restart(dec: &mut Decoder, b: &Block) -> Value {
     let c = dec.content(&b.body, &CHECK_RESTART_SCHEMA);
-    json!({
+    json_object!({
         "Grace": dec.duration(c.attr("grace")).unwrap_or(0),
         "IgnoreWarnings": dec.bool(c.attr("ignore_warnings")).unwrap_or(false),
         "Limit": dec.int(c.attr("limit")).unwrap_or(0),

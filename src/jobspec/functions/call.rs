@@ -120,10 +120,12 @@ impl EvalContext<'_> {
             }
         }
         let ctx = FnContext {
-            base_dir: std::path::Path::new(self.map.filename())
-                .parent()
-                .map(|p| p.to_path_buf())
-                .unwrap_or_default(),
+            base_dir: self.base_dir.clone().unwrap_or_else(|| {
+                std::path::Path::new(self.map.filename())
+                    .parent()
+                    .map(|p| p.to_path_buf())
+                    .unwrap_or_default()
+            }),
             allow_fs: self.allow_fs,
         };
         spec.call(&ctx, &vals).map_err(|e| match e {

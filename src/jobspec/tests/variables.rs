@@ -38,7 +38,7 @@ fn file(name: &str, content: &str) -> VarFile {
 }
 
 fn with(vars: Variables) -> Result<Job, String> {
-    decode::decode(JOB, "job.hcl", &vars, false)
+    decode::decode(JOB, "job.hcl", &vars, None)
         .map_err(|e| JobspecError::from_decode("job.hcl", "file", e).to_string())
 }
 

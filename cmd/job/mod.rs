@@ -22,7 +22,7 @@ pub mod validate;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context as _};
+use anyhow::anyhow;
 use clap::Subcommand;
 use nomad::api::Job;
 
@@ -126,22 +126,19 @@ impl JobFileArgs {
             ));
         }
         if self.json {
-            return parse_json_job(path)
-                .map_err(|e| anyhow!("Error parsing job file from {}:\n{e:#}", path.display()));
+            self.check_json_flags()?;
+            return parse_json_job(path);
         }
         // The jobspec's own error already reads "Error parsing job file from F:\n...".
-        let vars = self.variables()?;
-        jobspec::parse_file(path, &vars).map_err(anyhow::Error::from)
+        let vars = self.variables(path)?;
+        jobspec::parse_file_with(path, &vars).map_err(anyhow::Error::from)
     }
 
-    /// Like `load`, also returning what an HCL file set (`None` for `-json` jobs, which are
-    /// already in the api's shape), for `nomad job run -output`.
-    pub fn load_recording(&self, path: &Path) -> anyhow::Result<(Job, Option<jobspec::Presence>)> {
+    /// Like `load`, also returning what `nomad job run -output` needs to print the job as
+    /// Nomad's api structs hold it: what an HCL file set, or a `-json` file's own JSON.
+    pub fn load_recording(&self, path: &Path) -> anyhow::Result<(Job, Recorded)> {
         if path == Path::new("-") {
             return self.with_stdin_file(|tmp| self.load_recording(tmp));
-        }
-        if self.json {
-            return self.load(path).map(|job| (job, None));
         }
         if let Err(e) = std::fs::metadata(path) {
             return Err(anyhow!(
@@ -149,9 +146,16 @@ impl JobFileArgs {
                 path.display().to_string()
             ));
         }
-        let vars = self.variables()?;
+        if self.json {
+            self.check_json_flags()?;
+            let raw = read_json_job(path)?;
+            let job = serde_json::from_value(raw.clone())
+                .map_err(|e| anyhow!("Failed to parse JSON job: {e}"))?;
+            return Ok((job, Recorded::Json(raw)));
+        }
+        let vars = self.variables(path)?;
         let (job, presence) = jobspec::parse_file_recording(path, &vars)?;
-        Ok((job, Some(presence)))
+        Ok((job, Recorded::Hcl(presence)))
     }
 
     /// `-` reads the job from stdin. The parser takes a path, so the text goes through a
@@ -177,65 +181,69 @@ impl JobFileArgs {
         job
     }
 
-    /// Variables in Nomad's precedence: `NOMAD_VAR_*` env, then `-var-file`s in order, then
-    /// `-var`s; a later value for a name replaces an earlier one.
-    pub fn variables(&self) -> anyhow::Result<Vec<(String, String)>> {
-        let mut vars: Vec<(String, String)> = std::env::vars()
-            .filter_map(|(k, v)| k.strip_prefix("NOMAD_VAR_").map(|n| (n.to_string(), v)))
-            .collect();
-        vars.sort();
-        for file in &self.var_files {
-            vars.extend(parse_var_file(file)?);
+    /// Nomad's JobGetter.Validate: variables only apply to HCL job files.
+    fn check_json_flags(&self) -> anyhow::Result<()> {
+        if !self.vars.is_empty() || !self.var_files.is_empty() {
+            return Err(anyhow!("cannot use variables with JSON files."));
         }
+        Ok(())
+    }
+
+    /// The variable values for the parse: `NOMAD_VAR_*` from the environment, each
+    /// `-var-file` (read here, parsed by the jobspec so that its errors carry the file's
+    /// positions), and each `-var`, lowest precedence first.
+    pub fn variables(&self, job_path: &Path) -> anyhow::Result<jobspec::Variables> {
+        let mut env = jobspec::nomad_var_env(std::env::vars());
+        env.sort();
+        let mut files = Vec::with_capacity(self.var_files.len());
+        for path in &self.var_files {
+            let content = std::fs::read_to_string(path).map_err(|e| {
+                anyhow!(
+                    "Error parsing job file from {}:\nunable to parse var file: <nil>: Failed to read file; failed to read {:?}: {e}",
+                    job_path.display(),
+                    path.display().to_string()
+                )
+            })?;
+            files.push(jobspec::VarFile {
+                filename: path.display().to_string(),
+                content,
+            });
+        }
+        let mut args = Vec::with_capacity(self.vars.len());
         for kv in &self.vars {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| anyhow!("-var {kv:?} is not of the form key=value"))?;
-            vars.push((k.trim().to_string(), v.to_string()));
+            args.push((k.trim().to_string(), v.to_string()));
         }
-        let mut deduped: Vec<(String, String)> = Vec::with_capacity(vars.len());
-        for (k, v) in vars {
-            deduped.retain(|(name, _)| *name != k);
-            deduped.push((k, v));
-        }
-        Ok(deduped)
+        Ok(jobspec::Variables { env, files, args })
     }
 }
 
-fn parse_json_job(path: &Path) -> anyhow::Result<Job> {
-    let text = std::fs::read_to_string(path)?;
-    let v: serde_json::Value = serde_json::from_str(&text)?;
-    let v = match v.get("Job") {
-        Some(job) => job.clone(),
-        None => v,
-    };
-    Ok(serde_json::from_value(v)?)
+/// What `load_recording` keeps besides the job.
+pub enum Recorded {
+    /// What the HCL file set.
+    Hcl(jobspec::Presence),
+    /// The `-json` file's job object.
+    Json(serde_json::Value),
 }
 
-/// A `-var-file` (HCL `name = value` lines, or a JSON object for `.json`): string values as
-/// typed, other values as their HCL/JSON literal, which is how `-var` values are read too.
-fn parse_var_file(path: &Path) -> anyhow::Result<Vec<(String, String)>> {
+/// A `-json` job file: the api Job, bare or under a `Job` key (`nomad job inspect`,
+/// `nomad job run -output`). Errors read as Nomad's "Failed to parse JSON job: ...".
+fn parse_json_job(path: &Path) -> anyhow::Result<Job> {
+    let v = read_json_job(path)?;
+    serde_json::from_value(v).map_err(|e| anyhow!("Failed to parse JSON job: {e}"))
+}
+
+fn read_json_job(path: &Path) -> anyhow::Result<serde_json::Value> {
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("Error reading var file {}", path.display()))?;
-    let values: std::collections::BTreeMap<String, serde_json::Value> =
-        if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text)
-                .with_context(|| format!("Error parsing var file {}", path.display()))?
-        } else {
-            let parsed: std::collections::BTreeMap<String, hcl::Value> = hcl::from_str(&text)
-                .with_context(|| format!("Error parsing var file {}", path.display()))?;
-            parsed
-                .into_iter()
-                .map(|(k, v)| Ok((k, serde_json::to_value(v)?)))
-                .collect::<anyhow::Result<_>>()?
-        };
-    Ok(values
-        .into_iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => (k, s),
-            other => (k, other.to_string()),
-        })
-        .collect())
+        .map_err(|e| anyhow!("Error opening file {:?}: {e}", path.display().to_string()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| anyhow!("Failed to parse JSON job: {e}"))?;
+    Ok(match v.get("Job") {
+        Some(job) if !job.is_null() => job.clone(),
+        _ => v,
+    })
 }
 
 pub fn is_periodic(job: &Job) -> bool {
@@ -259,34 +267,59 @@ mod tests {
     use super::*;
 
     #[test]
-    fn var_files_and_flags_merge_with_later_winning() {
+    fn var_files_are_handed_to_the_jobspec_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let hcl = dir.path().join("a.hcl");
-        std::fs::write(
-            &hcl,
-            "image = \"redis\"\ncount = 3\ntags = [\"a\", \"b\"]\n",
-        )
-        .unwrap();
+        std::fs::write(&hcl, "image = \"redis\"\n").unwrap();
         let json = dir.path().join("b.json");
         std::fs::write(&json, r#"{"count": 5}"#).unwrap();
         let args = JobFileArgs {
             vars: vec!["image=nginx:1=2".into()],
-            var_files: vec![hcl, json],
+            var_files: vec![hcl.clone(), json.clone()],
             ..Default::default()
         };
-        let vars: Vec<_> = args
-            .variables()
-            .unwrap()
-            .into_iter()
-            .filter(|(k, _)| ["image", "count", "tags"].contains(&k.as_str()))
-            .collect();
+        let vars = args.variables(Path::new("job.hcl")).unwrap();
         assert_eq!(
-            vars,
+            vars.files,
             [
-                ("tags".to_string(), "[\"a\",\"b\"]".to_string()),
-                ("count".to_string(), "5".to_string()),
-                ("image".to_string(), "nginx:1=2".to_string()),
+                jobspec::VarFile {
+                    filename: hcl.display().to_string(),
+                    content: "image = \"redis\"\n".to_string()
+                },
+                jobspec::VarFile {
+                    filename: json.display().to_string(),
+                    content: r#"{"count": 5}"#.to_string()
+                },
             ]
+        );
+        assert_eq!(vars.args, [("image".to_string(), "nginx:1=2".to_string())]);
+        let missing = JobFileArgs {
+            var_files: vec![dir.path().join("nope.hcl")],
+            ..Default::default()
+        };
+        let err = missing
+            .variables(Path::new("job.hcl"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("Error parsing job file from job.hcl:\nunable to parse var file: <nil>: Failed to read file; failed to read "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn variables_with_json_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.json");
+        std::fs::write(&p, r#"{"ID": "a"}"#).unwrap();
+        let args = JobFileArgs {
+            json: true,
+            vars: vec!["a=b".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            args.load(&p).unwrap_err().to_string(),
+            "cannot use variables with JSON files."
         );
     }
 
@@ -296,7 +329,7 @@ mod tests {
             vars: vec!["novalue".into()],
             ..Default::default()
         };
-        assert!(args.variables().is_err());
+        assert!(args.variables(Path::new("j.hcl")).is_err());
         let err = JobFileArgs::default()
             .load(Path::new("/nonexistent/x.hcl"))
             .unwrap_err();
@@ -319,6 +352,6 @@ mod tests {
         assert_eq!(args.load(&p).unwrap().id, "b");
         std::fs::write(&p, "{").unwrap();
         let err = args.load(&p).unwrap_err().to_string();
-        assert!(err.starts_with(&format!("Error parsing job file from {}:\n", p.display())));
+        assert!(err.starts_with("Failed to parse JSON job: "), "{err}");
     }
 }

@@ -2,11 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Context as _};
+use anyhow::anyhow;
 use nomad::api::client::RegisterOptions;
-use serde::Serialize;
 
-use super::{is_multiregion, is_parameterized, is_periodic, JobFileArgs};
+use super::{is_multiregion, is_parameterized, is_periodic, JobFileArgs, Recorded};
 use crate::meta::{self, GlobalArgs};
 use crate::monitor;
 use crate::output::{self, FULL_ID, SHORT_ID};
@@ -43,12 +42,6 @@ pub struct Args {
     pub path: PathBuf,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "PascalCase")]
-struct JobWrapper<'a> {
-    job: &'a nomad::api::Job,
-}
-
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
     let (job, presence) = args
@@ -68,10 +61,8 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         // Nomad prints its api Job as parsed, before any defaults (`-json` jobs are read
         // into that shape already).
         let text = match &presence {
-            Some(presence) => nomad::jobspec::run_output(&job, presence),
-            None => {
-                output::json_pretty(&JobWrapper { job: &job }).context("Error converting job")?
-            }
+            Recorded::Hcl(presence) => nomad::jobspec::run_output(&job, presence),
+            Recorded::Json(raw) => nomad::jobspec::run_output_json(raw),
         };
         output::out(text)?;
         return Ok(0);

@@ -308,6 +308,10 @@ pub struct EphemeralDisk {
 #[serde(default, rename_all = "PascalCase")]
 pub struct LogConfig {
     pub disabled: bool,
+    /// The api's pre-1.5.4 `enabled`: carried from the job file to the server, which drops
+    /// it (only `Disabled` reaches Nomad's structs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
     #[serde(rename = "MaxFileSizeMB")]
     pub max_file_size_mb: i32,
     pub max_files: i32,

@@ -1,6 +1,5 @@
 //! `/v1/jobs`, `/v1/jobs/parse` and `/v1/job/<id>[/<sub-resource>]`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -342,10 +341,17 @@ async fn parse_inner(req: &Req, body: &Bytes) -> Result<Response, HttpError> {
     if args.job_hcl.is_empty() {
         return Err(HttpError::BadRequest("Job spec is empty".to_string()));
     }
-    let vars = var_file_pairs(&args.variables)
-        .map_err(|e| HttpError::BadRequest(format!("Failed to parse job: {e}")))?;
-    let (job, presence) = crate::jobspec::parse_str_recording(&args.job_hcl, "input.hcl", &vars)
-        .map_err(|e| HttpError::BadRequest(format!("Failed to parse job: {e}")))?;
+    // Nomad reads the variables text as a var file named like the job text.
+    let mut vars = crate::jobspec::Variables::default();
+    if !args.variables.is_empty() {
+        vars.files.push(crate::jobspec::VarFile {
+            filename: "input.hcl".to_string(),
+            content: args.variables.clone(),
+        });
+    }
+    let (job, presence) =
+        crate::jobspec::parse_str_recording_with(&args.job_hcl, "input.hcl", &vars)
+            .map_err(|e| HttpError::BadRequest(format!("Failed to parse job: {}", e.problems())))?;
     // Nomad answers its api Job: as parsed, or after the api's Canonicalize.
     let body = if args.canonicalize {
         let mut canonical = job.clone();
@@ -355,44 +361,4 @@ async fn parse_inner(req: &Req, body: &Bytes) -> Result<Response, HttpError> {
         crate::jobspec::uncanonicalized(&job, &presence)
     };
     Ok(json(&body.to_value(), req.pretty(), None))
-}
-
-/// A variables file's `name = value` attributes as `-var`-style pairs: strings as they are,
-/// other values in JSON form (which HCL reads back as the same list, map, number or bool).
-fn var_file_pairs(content: &str) -> Result<Vec<(String, String)>, String> {
-    if content.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let values: BTreeMap<String, hcl::Value> =
-        hcl::from_str(content).map_err(|e| format!("variables: {e}"))?;
-    values
-        .into_iter()
-        .map(|(k, v)| match v {
-            hcl::Value::String(s) => Ok((k, s)),
-            other => serde_json::to_string(&other)
-                .map(|s| (k, s))
-                .map_err(|e| e.to_string()),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variables_file_becomes_pairs() {
-        let pairs = var_file_pairs("image = \"nginx\"\ncount = 3\ndcs = [\"a\", \"b\"]\n")
-            .expect("valid var file");
-        assert_eq!(
-            pairs,
-            vec![
-                ("count".to_string(), "3".to_string()),
-                ("dcs".to_string(), "[\"a\",\"b\"]".to_string()),
-                ("image".to_string(), "nginx".to_string()),
-            ]
-        );
-        assert!(var_file_pairs("").expect("empty").is_empty());
-        assert!(var_file_pairs("= broken").is_err());
-    }
 }

@@ -27,7 +27,7 @@ pub struct Schema {
 
 /// The attributes and blocks of one body, checked against its schema.
 pub struct Content<'b> {
-    attrs: BTreeMap<String, &'b Attribute>,
+    attrs: BTreeMap<&'b str, &'b Attribute>,
     blocks: Vec<&'b Block>,
 }
 
@@ -109,7 +109,7 @@ impl<'a> Decoder<'a> {
                         );
                         continue;
                     }
-                    content.attrs.insert(name.to_string(), a);
+                    content.attrs.insert(name, a);
                 }
                 Structure::Block(b) => {
                     let ty = b.ident.value().as_str();
@@ -126,7 +126,7 @@ impl<'a> Decoder<'a> {
         }
         self.presence.record(
             body,
-            content.attrs.keys().map(String::as_str),
+            content.attrs.keys().copied(),
             content.blocks.iter().copied(),
         );
         content

@@ -135,16 +135,38 @@ fn canonicalize_group(tg: &mut TaskGroup, job_type: &str, job_update: Option<&Up
                 nets.iter_mut().for_each(canonicalize_network);
             }
             empty_vec_to_none(&mut r.networks);
+            canonicalize_numa(&mut r.numa);
         }
         if t.kill_timeout.is_none_or(|k| k == 0) {
             t.kill_timeout = Some(DEFAULT_KILL_TIMEOUT);
         }
-        if t.log_config.is_none() {
-            t.log_config = Some(default_log_config());
+        match &mut t.log_config {
+            None => t.log_config = Some(default_log_config()),
+            // Nomad's structs.LogConfig has no `Enabled`: the server keeps `Disabled` only.
+            Some(l) => l.enabled = None,
         }
         if t.restart_policy.is_none() {
             t.restart_policy = group_restart.clone();
         }
+    }
+}
+
+/// NUMA.Canonicalize: an unset affinity is "none", an empty device list none at all.
+fn canonicalize_numa(numa: &mut Option<serde_json::Value>) {
+    let Some(serde_json::Value::Object(n)) = numa else {
+        return;
+    };
+    if n.get("Affinity")
+        .and_then(|a| a.as_str())
+        .is_none_or(str::is_empty)
+    {
+        n.insert("Affinity".to_string(), "none".into());
+    }
+    if n.get("Devices")
+        .and_then(|d| d.as_array())
+        .is_none_or(Vec::is_empty)
+    {
+        n.insert("Devices".to_string(), serde_json::Value::Null);
     }
 }
 

@@ -1,6 +1,8 @@
 //! The jobspec schema: `job` > `group` > `task` and the blocks inside them, decoded into
 //! `api::Job` the way Nomad's jobspec2 does (`nomad job run -output`).
 
+use std::path::Path;
+
 use hcl_edit::structure::Block;
 
 use crate::api::{Constraint, Job, NetworkResource, Task, TaskGroup, JOB_TYPE_SERVICE};
@@ -18,42 +20,55 @@ use super::resources::network;
 use super::schema::*;
 use super::services::decode_services;
 use super::variables;
+use super::Variables;
 
-/// Parses and decodes one jobspec source text.
+/// Why a job text did not decode.
+#[derive(Debug)]
+pub enum DecodeError {
+    /// Problems in the job file (or in the variable values), in source order.
+    Diags(Vec<Diagnostic>),
+    /// A `-var-file` that is not valid HCL/JSON: nothing else is looked at.
+    VarFile(Diagnostic),
+}
+
+/// Parses and decodes one jobspec source text. `filename` names it in positions; the
+/// filesystem functions work only with `fs_dir`, the directory relative paths start from.
 pub fn decode(
     src: &str,
     filename: &str,
-    vars: &[(String, String)],
-    env: &[(String, String)],
-    allow_fs: bool,
-) -> Result<Job, Vec<Diagnostic>> {
-    decode_recording(src, filename, vars, env, allow_fs, Presence::default()).map(|(job, _)| job)
+    vars: &Variables,
+    fs_dir: Option<&Path>,
+) -> Result<Job, DecodeError> {
+    decode_recording(src, filename, vars, fs_dir, Presence::default()).map(|(job, _)| job)
 }
 
 /// `decode`, also returning what the file set when `presence` is recording.
 pub fn decode_recording(
     src: &str,
     filename: &str,
-    vars: &[(String, String)],
-    env: &[(String, String)],
-    allow_fs: bool,
+    vars: &Variables,
+    fs_dir: Option<&Path>,
     presence: Presence,
-) -> Result<(Job, Presence), Vec<Diagnostic>> {
+) -> Result<(Job, Presence), DecodeError> {
     let map = SourceMap::new(filename, src);
-    let body = match hcl_edit::parser::parse_body(src) {
-        Ok(b) => b,
-        Err(e) => return Err(vec![syntax_diag(&map, &e)]),
-    };
+    let body = super::parallel::parse_body(src)
+        .map_err(|e| DecodeError::Diags(vec![syntax_diag(&map, &e)]))?;
+    let var_files = variables::parse_var_files(vars).map_err(DecodeError::VarFile)?;
     let mut ctx = EvalContext::new(&map);
-    ctx.allow_fs = allow_fs;
+    ctx.allow_fs = fs_dir.is_some();
+    ctx.base_dir = fs_dir.map(Path::to_path_buf);
     let mut dec = Decoder::new(ctx);
     dec.presence = presence;
     let top = dec.content(&body, &TOP_SCHEMA);
-    variables::load(&mut dec, &top, vars, env);
+    variables::load(&mut dec, &top, vars, &var_files);
     // Like jobspec2, stop before the job when variables are broken: the job would only
     // repeat their errors.
     if !dec.diags.is_empty() {
-        return Err(sorted(paths::annotate(&body, &map, dec.diags)));
+        return Err(DecodeError::Diags(sorted(
+            paths::annotate(&body, &map, dec.diags),
+            filename,
+            vars,
+        )));
     }
     let jobs = top.blocks("job");
     if let Some(extra) = jobs.get(1) {
@@ -68,9 +83,13 @@ pub fn decode_recording(
     }
     let job = match jobs.first() {
         Some(b) => {
-            let expanded = dynamic::expand(&mut dec, b);
-            dec.presence.alias(&b.body, &expanded.body);
-            decode_job(&mut dec, &expanded)
+            if dynamic::has_dynamic(b) {
+                let expanded = dynamic::expand(&mut dec, b);
+                dec.presence.alias(&b.body, &expanded.body);
+                decode_job(&mut dec, &expanded)
+            } else {
+                decode_job(&mut dec, b)
+            }
         }
         None => {
             dec.diags.push(Diagnostic {
@@ -84,18 +103,33 @@ pub fn decode_recording(
     if dec.diags.is_empty() {
         Ok((job, dec.presence))
     } else {
-        Err(sorted(paths::annotate(&body, &map, dec.diags)))
+        Err(DecodeError::Diags(sorted(
+            paths::annotate(&body, &map, dec.diags),
+            filename,
+            vars,
+        )))
     }
 }
 
-/// Diagnostics in source order (position-less ones, such as `-var` problems, first), so a
-/// file's problems read top to bottom whatever order the schema walk found them in.
-fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+/// Diagnostics in source order: position-less ones (such as `-var` problems) first, then
+/// each var file's, then the job file's, so a file's problems read top to bottom whatever
+/// order the schema walk found them in.
+fn sorted(mut diags: Vec<Diagnostic>, filename: &str, vars: &Variables) -> Vec<Diagnostic> {
+    let rank = |file: &str| {
+        if file == filename {
+            vars.files.len() + 1
+        } else {
+            vars.files
+                .iter()
+                .position(|f| f.filename == file)
+                .map_or(0, |i| i + 1)
+        }
+    };
     diags.sort_by_key(|d| {
         d.subject
             .as_ref()
-            .map(|s| (s.start.line, s.start.column))
-            .unwrap_or((0, 0))
+            .map(|s| (rank(&s.filename), s.start.line, s.start.column))
+            .unwrap_or((0, 0, 0))
     });
     diags
 }
@@ -570,6 +604,7 @@ pub(super) fn logs(dec: &mut Decoder, b: &Block) -> PartialLogs {
         max_files: dec.int32(c.attr("max_files")),
         max_file_size_mb: dec.int32(c.attr("max_file_size")),
         disabled: dec.bool(c.attr("disabled")),
+        enabled: dec.bool(c.attr("enabled")),
     }
 }
 
@@ -587,5 +622,15 @@ pub(super) fn resources(dec: &mut Decoder, b: &Block) -> crate::api::Resources {
     }
     .finish();
     r.devices = devices;
+    r.iops = dec.int(c.attr("iops")).unwrap_or(0);
+    r.numa = dec
+        .single(&c, "numa")
+        .map(|nb| super::resources::numa(dec, nb));
+    let networks: Vec<NetworkResource> = c
+        .blocks("network")
+        .into_iter()
+        .map(|nb| network(dec, nb))
+        .collect();
+    r.networks = (!networks.is_empty()).then_some(networks);
     r
 }

@@ -25,6 +25,15 @@ const DYNAMIC_SCHEMA: Schema = Schema {
 };
 
 /// A copy of `block` with every `dynamic` block inside it (at any depth) expanded.
+/// Whether a block holds `dynamic` blocks at any depth: only then does it need an expanded
+/// copy (copying a large job body costs more than the rest of the decode).
+pub fn has_dynamic(block: &Block) -> bool {
+    block
+        .body
+        .blocks()
+        .any(|b| b.ident.as_str() == "dynamic" || has_dynamic(b))
+}
+
 pub fn expand(dec: &mut Decoder, block: &Block) -> Block {
     let mut out = block.clone();
     let mut names = 0usize;

@@ -26,6 +26,9 @@ pub struct EvalContext<'a> {
     /// Only a job file the user names on the command line gets this; text that arrives over
     /// the API (`/v1/jobs/parse`) must not read the agent's files (Nomad's `AllowFS`).
     pub allow_fs: bool,
+    /// Where the filesystem functions resolve relative paths; the directory of the file
+    /// named in positions when unset.
+    pub base_dir: Option<std::path::PathBuf>,
     /// Iteration variables of enclosing `for` expressions/directives, innermost last.
     scopes: Vec<BTreeMap<String, Value>>,
 }
@@ -39,6 +42,7 @@ impl<'a> EvalContext<'a> {
             vars: Map::new(),
             locals: Map::new(),
             allow_fs: false,
+            base_dir: None,
             scopes: Vec::new(),
         }
     }
@@ -114,9 +118,28 @@ impl<'a> EvalContext<'a> {
                         return Ok(self.runtime_literal(expr.span()));
                     }
                 }
-                let mut cur = self.eval(&t.expr)?;
                 let ops: Vec<&TraversalOperator> = t.operators.iter().map(|o| o.value()).collect();
-                for (i, op) in ops.iter().enumerate() {
+                // `var.x` / `local.x`: take the one value rather than a copy of them all.
+                let direct = match (&t.expr, ops.first()) {
+                    (Expression::Variable(root), Some(TraversalOperator::GetAttr(attr)))
+                        if !self
+                            .scopes
+                            .iter()
+                            .any(|s| s.contains_key(root.value().as_str())) =>
+                    {
+                        match root.value().as_str() {
+                            "var" => self.vars.get(attr.value().as_str()).cloned(),
+                            "local" => self.locals.get(attr.value().as_str()).cloned(),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let (mut cur, skip) = match direct {
+                    Some(v) => (v, 1),
+                    None => (self.eval(&t.expr)?, 0),
+                };
+                for (i, op) in ops.iter().enumerate().skip(skip) {
                     match op {
                         TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => {
                             let items = match cur {

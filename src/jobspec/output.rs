@@ -55,6 +55,60 @@ pub fn api_canonical(parsed: &Job, canonical: &Job, presence: &Presence) -> GoJs
     render(&ours, Some(&canon), presence)
 }
 
+/// A `-json` job file as Nomad's api Job holds it once encoding/json has read it: every
+/// field of the api structs in Go's order, what the file gave (keys matched without regard
+/// to case, as Go does; unknown keys dropped), and for the rest nil pointers as `null` and
+/// value fields as their zero. `nomad job run -json -output` prints this.
+pub fn from_api_json(job: &Value) -> GoJson {
+    GoJson::Object(json_object(JOB, job))
+}
+
+/// `nomad job run -json -output`: `{"Job": ...}` with the job as `from_api_json` reads it.
+pub fn run_output_json(job: &Value) -> String {
+    GoJson::Object(vec![("Job", from_api_json(job))]).to_go_indent()
+}
+
+fn json_get<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    let m = v.as_object()?;
+    m.get(key)
+        .or_else(|| {
+            m.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v)
+        })
+        .filter(|v| !v.is_null())
+}
+
+fn json_object(table: &'static [Field], v: &Value) -> Vec<(&'static str, GoJson)> {
+    let mut out = Vec::with_capacity(table.len());
+    for f in table {
+        let given = json_get(v, f.go);
+        let nested = match (f.go, f.src) {
+            ("TaskGroups", _) => Some((TASK_GROUP, true)),
+            (_, Src::Block(_, t) | Src::Object(t)) => Some((t, false)),
+            (_, Src::Blocks(_, t) | Src::List(t)) => Some((t, true)),
+            _ => None,
+        };
+        let value = match (nested, given) {
+            (_, None) => match f.src {
+                Src::OmitNull => continue,
+                Src::Attr(_, z) | Src::Ours(z) | Src::Unset(z) => zero(z),
+                _ => GoJson::Value(Value::Null),
+            },
+            (Some((t, true)), Some(Value::Array(items))) => GoJson::Array(
+                items
+                    .iter()
+                    .map(|i| GoJson::Object(json_object(t, i)))
+                    .collect(),
+            ),
+            (Some((t, false)), Some(obj @ Value::Object(_))) => GoJson::Object(json_object(t, obj)),
+            (_, Some(other)) => GoJson::Value(other.clone()),
+        };
+        out.push((f.go, value));
+    }
+    out
+}
+
 /// `nomad job run -output`: the request body Nomad would send, `{"Job": ...}`.
 pub fn run_output(job: &Job, presence: &Presence) -> String {
     GoJson::Object(vec![("Job", uncanonicalized(job, presence))]).to_go_indent()

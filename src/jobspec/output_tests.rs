@@ -324,3 +324,79 @@ fn canonical_parse_matches_the_recorded_nomad_answer() {
         serde_json::to_string_pretty(&got).unwrap_or_default()
     );
 }
+
+#[test]
+fn logs_enabled_numa_iops_and_task_networks_print_as_the_api_holds_them() {
+    let src = r#"
+job "r" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      logs {
+        enabled = false
+      }
+      resources {
+        iops = 5
+        numa {
+          affinity = "prefer"
+        }
+        network {
+          port "http" {}
+        }
+      }
+    }
+  }
+}
+"#;
+    let out = as_parsed(src);
+    let task = &out["TaskGroups"][0]["Tasks"][0];
+    assert_eq!(
+        task["LogConfig"],
+        json!({"MaxFiles": null, "MaxFileSizeMB": null, "Enabled": false, "Disabled": null})
+    );
+    let r = &task["Resources"];
+    assert_eq!(r["IOPS"], json!(5));
+    assert_eq!(r["NUMA"], json!({"Affinity": "prefer", "Devices": null}));
+    assert_eq!(r["Networks"][0]["DynamicPorts"][0]["Label"], json!("http"));
+    // The server keeps only `Disabled` (structs.LogConfig has no `Enabled`).
+    let (mut job, _) = parse_str_recording(src, "t.nomad.hcl", &[]).expect("parses");
+    canonicalize(&mut job);
+    let stored = serde_json::to_value(&job.task_groups[0].tasks[0].log_config).expect("json");
+    assert_eq!(
+        stored,
+        json!({"Disabled": false, "MaxFileSizeMB": 10, "MaxFiles": 10})
+    );
+}
+
+#[test]
+fn json_job_files_print_as_go_decodes_them() {
+    let input = json!({
+        "ID": "j",
+        "name": "j",
+        "Priority": 70,
+        "Unknown": true,
+        "TaskGroups": [{
+            "Name": "g",
+            "Tasks": [{"Name": "t", "Driver": "exec", "Resources": {"CPU": 10}}]
+        }]
+    });
+    let out = super::from_api_json(&input).to_value();
+    // Keys match without regard to case; unknown keys are dropped.
+    assert_eq!(out["Name"], json!("j"));
+    assert_eq!(out["Priority"], json!(70));
+    assert!(out.get("Unknown").is_none());
+    // Unset pointers are null, unset value fields their zero.
+    assert_eq!(out["Type"], Value::Null);
+    let g = &out["TaskGroups"][0];
+    assert_eq!(g["Count"], Value::Null);
+    let t = &g["Tasks"][0];
+    assert_eq!(t["User"], json!(""));
+    assert_eq!(t["Resources"]["CPU"], json!(10));
+    assert_eq!(t["Resources"]["MemoryMB"], Value::Null);
+    assert_eq!(t["Resources"]["Networks"], Value::Null);
+    let text = super::run_output_json(&input);
+    assert!(
+        text.starts_with("{\n    \"Job\": {\n        \"Region\": null,"),
+        "{text}"
+    );
+}

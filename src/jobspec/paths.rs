@@ -13,6 +13,10 @@ use super::diag::{Diagnostic, SourceMap};
 pub fn annotate(body: &Body, map: &SourceMap, mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     for d in &mut diags {
         let Some(subject) = &d.subject else { continue };
+        // Problems in a var file or in a `-var` value have no block path in the job.
+        if subject.filename != map.filename() {
+            continue;
+        }
         let offset = map.offset(subject.start);
         let mut path = Vec::new();
         enclosing(body, offset, &mut path);

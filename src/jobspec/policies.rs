@@ -93,6 +93,7 @@ pub fn default_ephemeral_disk() -> EphemeralDisk {
 pub fn default_log_config() -> LogConfig {
     LogConfig {
         disabled: false,
+        enabled: None,
         max_file_size_mb: 10,
         max_files: 10,
     }
@@ -213,6 +214,7 @@ pub struct PartialLogs {
     pub max_files: Option<i32>,
     pub max_file_size_mb: Option<i32>,
     pub disabled: Option<bool>,
+    pub enabled: Option<bool>,
 }
 
 impl PartialLogs {
@@ -221,6 +223,7 @@ impl PartialLogs {
         set(&mut l.max_files, &self.max_files);
         set(&mut l.max_file_size_mb, &self.max_file_size_mb);
         set(&mut l.disabled, &self.disabled);
+        l.enabled = self.enabled;
         l
     }
 }

@@ -78,6 +78,18 @@ pub fn network(dec: &mut Decoder, b: &Block) -> NetworkResource {
     net
 }
 
+/// A task's `resources` `numa` block as the api's NUMAResource: `Affinity` is a plain
+/// string there (empty when unset), `Devices` a list (null when unset).
+pub fn numa(dec: &mut Decoder, b: &Block) -> Value {
+    let c = dec.content(&b.body, &NUMA_SCHEMA);
+    let affinity = dec.string(c.attr("affinity")).unwrap_or_default();
+    let devices = c
+        .attr("devices")
+        .map(|a| Value::from(dec.string_list(Some(a))))
+        .unwrap_or(Value::Null);
+    json!({ "Affinity": affinity, "Devices": devices })
+}
+
 /// A `resources` block's `device "name"` blocks, each with its own constraints and
 /// affinities.
 pub fn devices(dec: &mut Decoder, c: &Content) -> Option<Value> {

@@ -44,7 +44,7 @@ pub const JOB_SCHEMA: Schema = Schema {
         ("vault", &[]),
         ("secret", &["name"]),
     ],
-    pending: &["consul_token", "vault_token"],
+    pending: &[],
 };
 
 pub const GROUP_SCHEMA: Schema = Schema {
@@ -192,15 +192,31 @@ pub const DISK_SCHEMA: Schema = Schema {
 };
 
 pub const LOGS_SCHEMA: Schema = Schema {
-    attrs: &["max_files", "max_file_size", "disabled"],
+    // `enabled` is the api's pre-1.5.4 spelling: kept in the api Job, ignored by the server.
+    attrs: &["max_files", "max_file_size", "disabled", "enabled"],
     blocks: &[],
-    pending: &["enabled"],
+    pending: &[],
 };
 
 pub const RESOURCES_SCHEMA: Schema = Schema {
-    attrs: &["cpu", "cores", "memory", "memory_max", "disk", "secrets"],
-    blocks: &[("device", &["name"])],
-    pending: &["iops", "numa", "network"],
+    // `iops` and `network` are deprecated (Nomad 0.9 and 0.12): accepted, warned about.
+    attrs: &[
+        "cpu",
+        "cores",
+        "memory",
+        "memory_max",
+        "disk",
+        "secrets",
+        "iops",
+    ],
+    blocks: &[("device", &["name"]), ("numa", &[]), ("network", &[])],
+    pending: &[],
+};
+
+pub const NUMA_SCHEMA: Schema = Schema {
+    attrs: &["affinity", "devices"],
+    blocks: &[],
+    pending: &[],
 };
 
 pub const NETWORK_SCHEMA: Schema = Schema {

@@ -3,7 +3,7 @@
 //! defaults, implied constraints and warnings Nomad's server derives from them.
 
 use hcl_edit::structure::Block;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::api::{Constraint, Job, TaskGroup};
 
@@ -61,6 +61,7 @@ const CHECK_SCHEMA: Schema = Schema {
         "grpc_service",
         "grpc_use_tls",
         "task",
+        "advertise",
         "success_before_passing",
         "failures_before_critical",
         "failures_before_warning",
@@ -68,7 +69,7 @@ const CHECK_SCHEMA: Schema = Schema {
         "on_update",
     ],
     blocks: &[("check_restart", &[]), ("header", &[])],
-    pending: &["advertise"],
+    pending: &[],
 };
 
 const CHECK_RESTART_SCHEMA: Schema = Schema {
@@ -112,7 +113,7 @@ fn service(dec: &mut Decoder, b: &Block) -> Value {
     let weights = dec
         .single(&c, "weights")
         .map(|wb| super::services_connect::weights(dec, wb));
-    json!({
+    json_object!({
         "Address": dec.string(c.attr("address")).unwrap_or_default(),
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
         "CanaryMeta": map_value(dec.string_map(&c, "canary_meta")),
@@ -142,8 +143,9 @@ fn check(dec: &mut Decoder, b: &Block) -> Value {
     let header = dec
         .single(&c, "header")
         .and_then(|h| dec.free_form_block(h));
-    json!({
+    json_object!({
         "AddressMode": dec.string(c.attr("address_mode")).unwrap_or_default(),
+        "Advertise": dec.string(c.attr("advertise")).unwrap_or_default(),
         "Args": opt(dec.string_list(c.attr("args"))),
         "Body": dec.string(c.attr("body")).unwrap_or_default(),
         "CheckRestart": dec.single(&c, "check_restart").map(|cr| check_restart(dec, cr)).unwrap_or(Value::Null),
@@ -174,7 +176,7 @@ fn check(dec: &mut Decoder, b: &Block) -> Value {
 
 fn check_restart(dec: &mut Decoder, b: &Block) -> Value {
     let c = dec.content(&b.body, &CHECK_RESTART_SCHEMA);
-    json!({
+    json_object!({
         "Grace": dec.duration(c.attr("grace")).unwrap_or(0),
         "IgnoreWarnings": dec.bool(c.attr("ignore_warnings")).unwrap_or(false),
         "Limit": dec.int(c.attr("limit")).unwrap_or(0),
@@ -245,6 +247,9 @@ fn canonicalize_service(s: &mut Map<String, Value>, job: &Job, group: &str, task
     let service_restart = s.get("CheckRestart").cloned().filter(|v| !v.is_null());
     if let Some(Value::Array(checks)) = s.get_mut("Checks") {
         for c in checks.iter_mut().filter_map(Value::as_object_mut) {
+            // api.ServiceCheck's `Advertise` has no field in Nomad's structs: the server
+            // drops it.
+            c.remove("Advertise");
             set_if_empty(c, "OnUpdate", &on_update);
             set_if_empty(c, "Name", &format!("service: {name:?} check"));
             if !task_name.is_empty() {

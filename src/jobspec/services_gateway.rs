@@ -49,8 +49,20 @@ const TLS_SCHEMA: Schema = Schema {
         "tls_max_version",
         "cipher_suites",
     ],
+    blocks: &[("sds", &[])],
+    pending: &[],
+};
+
+const SDS_SCHEMA: Schema = Schema {
+    attrs: &["cluster_name", "cert_resource"],
     blocks: &[],
-    pending: &["sds"],
+    pending: &[],
+};
+
+const HEADERS_SCHEMA: Schema = Schema {
+    attrs: &["remove"],
+    blocks: &[("add", &[]), ("set", &[])],
+    pending: &[],
 };
 
 const LISTENER_SCHEMA: Schema = Schema {
@@ -60,15 +72,19 @@ const LISTENER_SCHEMA: Schema = Schema {
 };
 
 const INGRESS_SERVICE_SCHEMA: Schema = Schema {
-    attrs: &["name", "hosts"],
-    blocks: &[("tls", &[])],
-    pending: &[
-        "request_headers",
-        "response_headers",
+    attrs: &[
+        "name",
+        "hosts",
         "max_connections",
         "max_pending_requests",
         "max_concurrent_requests",
     ],
+    blocks: &[
+        ("tls", &[]),
+        ("request_headers", &[]),
+        ("response_headers", &[]),
+    ],
+    pending: &[],
 };
 
 const TERMINATING_SCHEMA: Schema = Schema {
@@ -169,10 +185,49 @@ fn tls(dec: &mut Decoder, b: &Block) -> Value {
     json!({
         "CipherSuites": opt(dec.string_list(c.attr("cipher_suites"))),
         "Enabled": dec.bool(c.attr("enabled")).unwrap_or(false),
-        "SDS": Value::Null,
+        "SDS": c.blocks("sds").first().map(|sb| {
+            let sc = dec.content(&sb.body, &SDS_SCHEMA);
+            json!({
+                "CertResource": dec.string(sc.attr("cert_resource")).unwrap_or_default(),
+                "ClusterName": dec.string(sc.attr("cluster_name")).unwrap_or_default(),
+            })
+        }).unwrap_or(Value::Null),
         "TLSMaxVersion": dec.string(c.attr("tls_max_version")).unwrap_or_default(),
         "TLSMinVersion": dec.string(c.attr("tls_min_version")).unwrap_or_default(),
     })
+}
+
+/// ConsulHTTPHeaderModifiers: `add` and `set` blocks of header names to values, and a
+/// `remove` list.
+fn headers(dec: &mut Decoder, b: &Block) -> Value {
+    let c = dec.content(&b.body, &HEADERS_SCHEMA);
+    let add = dec.string_map(&c, "add");
+    let set = dec.string_map(&c, "set");
+    let to_map = |m: Option<std::collections::BTreeMap<String, String>>| {
+        m.map(|m| Value::Object(m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()))
+            .unwrap_or(Value::Null)
+    };
+    json!({
+        "Add": to_map(add),
+        "Remove": opt(dec.string_list(c.attr("remove"))),
+        "Set": to_map(set),
+    })
+}
+
+/// A `*uint32` attribute: a whole number in 0..=4294967295.
+fn uint32(dec: &mut Decoder, a: Option<&hcl_edit::structure::Attribute>) -> Option<i64> {
+    let a = a?;
+    let n = dec.int(Some(a))?;
+    if !(0..=u32::MAX as i64).contains(&n) {
+        dec.push(
+            "Unsuitable value type",
+            "Unsuitable value: value must be a whole number, between 0 and 4294967295 inclusive"
+                .to_string(),
+            hcl_edit::Span::span(&a.value),
+        );
+        return None;
+    }
+    Some(n)
 }
 
 fn ingress(dec: &mut Decoder, b: &Block) -> Value {
@@ -189,14 +244,20 @@ fn ingress(dec: &mut Decoder, b: &Block) -> Value {
                 .map(|sb| {
                     let sc = dec.content(&sb.body, &INGRESS_SERVICE_SCHEMA);
                     let service_tls = dec.single(&sc, "tls").map(|tb| tls(dec, tb));
+                    let request = dec
+                        .single(&sc, "request_headers")
+                        .map(|hb| headers(dec, hb));
+                    let response = dec
+                        .single(&sc, "response_headers")
+                        .map(|hb| headers(dec, hb));
                     json!({
                         "Hosts": opt(dec.string_list(sc.attr("hosts"))),
-                        "MaxConcurrentRequests": Value::Null,
-                        "MaxConnections": Value::Null,
-                        "MaxPendingRequests": Value::Null,
+                        "MaxConcurrentRequests": opt(uint32(dec, sc.attr("max_concurrent_requests"))),
+                        "MaxConnections": opt(uint32(dec, sc.attr("max_connections"))),
+                        "MaxPendingRequests": opt(uint32(dec, sc.attr("max_pending_requests"))),
                         "Name": dec.string(sc.attr("name")).unwrap_or_default(),
-                        "RequestHeaders": Value::Null,
-                        "ResponseHeaders": Value::Null,
+                        "RequestHeaders": opt(request),
+                        "ResponseHeaders": opt(response),
                         "TLS": opt(service_tls),
                     })
                 })

@@ -431,6 +431,28 @@ fn resources_errors(r: &Resources) -> Vec<String> {
                 .to_string(),
         );
     }
+    if let Some(numa) = &r.numa {
+        let requested: Vec<&str> = r
+            .devices
+            .as_ref()
+            .and_then(|d| d.as_array())
+            .map(|d| d.iter().filter_map(|d| d["Name"].as_str()).collect())
+            .unwrap_or_default();
+        for dev in numa["Devices"].as_array().into_iter().flatten() {
+            let dev = dev.as_str().unwrap_or_default();
+            if !requested.contains(&dev) {
+                e.push(format!(
+                    "numa device {dev:?} not requested as task resource"
+                ));
+            }
+        }
+        if !matches!(
+            numa["Affinity"].as_str(),
+            Some("none" | "prefer" | "require")
+        ) {
+            e.push("numa affinity must be one of none, prefer, or require".to_string());
+        }
+    }
     if r.memory_max_mb != 0 && r.memory_max_mb != -1 && r.memory_max_mb < r.memory_mb {
         e.push(format!(
             "MemoryMaxMB value ({}) should be larger than MemoryMB value ({})",
@@ -513,6 +535,24 @@ fn warnings(j: &Job) -> Vec<String> {
             .is_some_and(|n| n.mbits > 0)
         {
             gw.push("mbits has been deprecated as of Nomad 0.12.0. Please remove mbits from the network block".to_string());
+        }
+        for t in &tg.tasks {
+            let mut tw = Vec::new();
+            if let Some(r) = &t.resources {
+                if r.iops != 0 {
+                    tw.push("IOPS has been deprecated as of Nomad 0.9.0. Please remove IOPS from resource block.".to_string());
+                }
+                if r.networks.as_ref().is_some_and(|n| !n.is_empty()) {
+                    tw.push("task network resources have been deprecated as of Nomad 0.12.0. Please configure networking via group network block.".to_string());
+                }
+            }
+            if !tw.is_empty() {
+                gw.push(format!(
+                    "Task {:?} has warnings: {}",
+                    t.name,
+                    format_multierror(&tw)
+                ));
+            }
         }
         if !gw.is_empty() {
             w.push(format!(

@@ -1,6 +1,13 @@
-//! Input variables (`variable "x" {}` / `variables {}` blocks, `-var x=y` values) and `locals`.
+//! Input variables (`variable "x" {}` / `variables {}` blocks) and their values from, in
+//! jobspec2's order of precedence, the declaration's default, `NOMAD_VAR_<name>`, each
+//! `-var-file` and each `-var`; then `validation` rules and `locals`.
+//!
+//! As in Nomad, a variable declared without a `type` takes the type of its default, and
+//! values given as text (`-var`, the environment) are read literally for string, number and
+//! untyped variables and parsed as HCL expressions for the others.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Block, Structure};
@@ -8,24 +15,26 @@ use hcl_edit::Span;
 use serde_json::Value;
 
 use super::body::{block_def_span, Content, Decoder, Schema};
-use super::diag::Diagnostic;
-use super::eval::{as_bool, as_f64, float_value, value_to_string};
+use super::diag::{Diagnostic, SourceMap, SourceRange};
+use super::types::{self, Ty};
+use super::var_validation::{self, Validation};
+use super::Variables;
 
-/// The type constraint of a variable, as far as this cut needs it to convert `-var` strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VarType {
-    Untyped,
-    String,
-    Number,
-    Bool,
-    /// list/map/set/object/tuple/any: `-var` values are parsed as HCL expressions.
-    Structured,
+/// One way a variable got a value (jobspec2's VariableAssignment).
+pub(super) struct Assignment {
+    /// `default`, `env`, `varfile` or `cmd`: named in validation failures.
+    pub from: &'static str,
+    /// `None` when the value could not be converted (an error was reported already).
+    pub value: Option<Value>,
+    /// The expression that set it, for pointing at the value that failed a validation.
+    pub subject: Option<SourceRange>,
 }
 
 struct Declared {
-    ty: VarType,
-    default: Option<Value>,
-    def_span: Option<std::ops::Range<usize>>,
+    ty: Option<Ty>,
+    values: Vec<Assignment>,
+    validations: Vec<Validation>,
+    def_span: Option<Range<usize>>,
 }
 
 const VARIABLE_SCHEMA: Schema = Schema {
@@ -34,23 +43,87 @@ const VARIABLE_SCHEMA: Schema = Schema {
     pending: &[],
 };
 
-fn var_type(expr: &Expression) -> VarType {
-    match expr {
-        Expression::Variable(v) => match v.value().as_str() {
-            "string" => VarType::String,
-            "number" => VarType::Number,
-            "bool" => VarType::Bool,
-            "any" => VarType::Untyped,
-            _ => VarType::Structured,
-        },
-        _ => VarType::Structured,
+/// A `-var-file` parsed for `load`.
+pub(super) struct ParsedVarFile {
+    pub map: SourceMap,
+    pub body: VarFileBody,
+}
+
+pub(super) enum VarFileBody {
+    Hcl(hcl_edit::structure::Body),
+    /// A `.json` var file: its top-level object, in file order.
+    Json(Vec<(String, Value)>),
+}
+
+/// Parses the `-var-file`s (HCL, or JSON for `.json` names). A file that does not parse
+/// stops everything, as in Nomad ("unable to parse var file").
+pub(super) fn parse_var_files(vars: &Variables) -> Result<Vec<ParsedVarFile>, Diagnostic> {
+    let mut out = Vec::with_capacity(vars.files.len());
+    for f in &vars.files {
+        let map = SourceMap::new(&f.filename, &f.content);
+        let body = if f.filename.ends_with(".json") {
+            let obj: serde_json::Map<String, Value> =
+                serde_json::from_str(&f.content).map_err(|e| {
+                    let at = map.offset(super::diag::Pos {
+                        line: e.line().max(1),
+                        column: e.column().max(1),
+                    });
+                    map.diag(
+                        "Invalid JSON syntax",
+                        format!("{}.", capitalize(&e.to_string())),
+                        Some(at..at),
+                    )
+                })?;
+            VarFileBody::Json(obj.into_iter().collect())
+        } else {
+            match hcl_edit::parser::parse_body(&f.content) {
+                Ok(b) => VarFileBody::Hcl(b),
+                Err(e) => return Err(super::decode::syntax_diag(&map, &e)),
+            }
+        };
+        out.push(ParsedVarFile { map, body });
+    }
+    Ok(out)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
-/// Declares the variables found in the top-level body, applies `NOMAD_VAR_*` environment
-/// values (undeclared ones are skipped) and then `-var` values (undeclared ones are errors),
-/// then evaluates `locals`, leaving both in the decoder's evaluation context.
-pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[(String, String)]) {
+/// Declares the variables of the top-level body, collects their values, checks their
+/// validation rules and evaluates `locals`, leaving both in the decoder's context.
+pub(super) fn load(dec: &mut Decoder, top: &Content, vars: &Variables, files: &[ParsedVarFile]) {
+    let mut declared = declare(dec, top);
+    collect_env(dec, &mut declared, &vars.env);
+    if !collect_files(dec, &mut declared, files) {
+        return;
+    }
+    collect_args(dec, &mut declared, &vars.args);
+    for (name, decl) in declared {
+        let Some(last) = decl.values.last() else {
+            dec.push(
+                &format!("Unset variable \"{name}\""),
+                "A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/reference/hcl2/variables  for details.".to_string(),
+                decl.def_span,
+            );
+            continue;
+        };
+        if let Some(v) = &last.value {
+            let diags = var_validation::check(dec.ctx.map, &name, v, last, &decl.validations);
+            dec.diags.extend(diags);
+        }
+        dec.ctx
+            .vars
+            .insert(name, last.value.clone().unwrap_or(Value::Null));
+    }
+    load_locals(dec, &top.blocks("locals"));
+}
+
+fn declare(dec: &mut Decoder, top: &Content) -> BTreeMap<String, Declared> {
     let mut declared: BTreeMap<String, Declared> = BTreeMap::new();
     for b in top.blocks("variable") {
         let name = Decoder::label(b);
@@ -62,38 +135,67 @@ pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[
             );
             continue;
         }
+        let c = dec.content(&b.body, &VARIABLE_SCHEMA);
         if !is_identifier(&name) {
             dec.push(
                 "Invalid variable name",
                 "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.".to_string(),
                 b.labels.first().and_then(|l| l.span()),
             );
-            continue;
         }
-        let c = dec.content(&b.body, &VARIABLE_SCHEMA);
-        let ty = c
-            .attr("type")
-            .map(|a| var_type(&a.value))
-            .unwrap_or(VarType::Untyped);
-        let default = c.attr("default").and_then(|a| {
-            let v = dec.eval(&a.value)?;
-            match convert(&v, ty) {
-                Ok(v) => Some(v),
+        let mut ty = None;
+        if let Some(t) = c.attr("type") {
+            match types::parse_type(&t.value, false) {
+                Ok(parsed) => ty = Some(parsed),
                 Err(e) => {
                     dec.push(
-                        "Invalid default value for variable",
-                        format!("This default value is not compatible with the variable's type constraint: {e}."),
-                        a.value.span(),
+                        types::INVALID_TYPE_SUMMARY,
+                        e.detail,
+                        e.span.or_else(|| t.value.span()),
                     );
-                    None
+                    continue;
                 }
             }
-        });
+        }
+        let mut values = Vec::new();
+        if let Some(a) = c.attr("default") {
+            let Some(v) = dec.eval(&a.value) else {
+                continue;
+            };
+            let converted = match &ty {
+                Some(t) => match types::convert(&v, t) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        dec.push(
+                            "Invalid default value for variable",
+                            format!("This default value is not compatible with the variable's type constraint: {e}."),
+                            a.value.span(),
+                        );
+                        None
+                    }
+                },
+                None => Some(v),
+            };
+            if ty.is_none() {
+                ty = converted.as_ref().map(Ty::implied);
+            }
+            values.push(Assignment {
+                from: "default",
+                value: converted,
+                subject: a.value.span().map(|s| dec.ctx.map.range(&s)),
+            });
+        }
+        let validations = c
+            .blocks("validation")
+            .into_iter()
+            .map(|vb| var_validation::decode(dec, &name, vb))
+            .collect();
         declared.insert(
             name,
             Declared {
                 ty,
-                default,
+                values,
+                validations,
                 def_span: block_def_span(b),
             },
         );
@@ -111,12 +213,19 @@ pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[
                         );
                         continue;
                     }
-                    let default = dec.eval(&a.value);
+                    let Some(default) = dec.eval(&a.value) else {
+                        continue;
+                    };
                     declared.insert(
                         name,
                         Declared {
-                            ty: VarType::Untyped,
-                            default,
+                            ty: Some(Ty::implied(&default)),
+                            values: vec![Assignment {
+                                from: "default",
+                                value: Some(default),
+                                subject: a.value.span().map(|s| dec.ctx.map.range(&s)),
+                            }],
+                            validations: Vec::new(),
                             def_span: a.key.span(),
                         },
                     );
@@ -129,27 +238,201 @@ pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[
             }
         }
     }
+    declared
+}
 
-    let mut values: BTreeMap<String, Value> = BTreeMap::new();
-    for (name, raw) in env {
-        let Some(decl) = declared.get(name) else {
-            continue;
-        };
-        match from_argument(raw, decl.ty) {
-            Ok(v) => {
-                values.insert(name.clone(), v);
-            }
-            Err(e) => dec.diags.push(Diagnostic {
-                summary: "Invalid value for variable".to_string(),
-                detail: format!(
-                    "The value for {name} is not compatible with the variable's type constraint: {e}."
-                ),
-                subject: None,
-            }),
+/// A value given as text: a literal string for string, number and untyped variables, an
+/// HCL expression otherwise (jobspec2's expressionFromVariableDefinition). `origin` names
+/// the text in positions: `<value for var.x from env>`.
+fn from_text(raw: &str, ty: Option<&Ty>, origin: &str) -> Result<(Value, SourceMap), Diagnostic> {
+    let map = SourceMap::new(origin, raw);
+    match ty {
+        None | Some(Ty::String) | Some(Ty::Number) => Ok((Value::String(raw.to_string()), map)),
+        Some(_) => {
+            let expr = hcl_edit::parser::parse_expr(raw)
+                .map_err(|e| super::decode::syntax_diag(&map, &e))?;
+            let v = super::eval::EvalContext::new(&map).eval(&expr)?;
+            Ok((v, map))
         }
     }
-    for (name, raw) in argv {
-        let Some(decl) = declared.get(name) else {
+}
+
+fn collect_env(
+    dec: &mut Decoder,
+    declared: &mut BTreeMap<String, Declared>,
+    env: &[(String, String)],
+) {
+    for (name, raw) in env {
+        // Values for variables the job does not declare are ignored.
+        let Some(decl) = declared.get_mut(name) else {
+            continue;
+        };
+        let origin = format!("<value for var.{name} from env>");
+        let (v, map) = match from_text(raw, decl.ty.as_ref(), &origin) {
+            Ok(x) => x,
+            Err(d) => {
+                dec.diags.push(d);
+                continue;
+            }
+        };
+        let value = convert_or_report(dec, &v, decl.ty.as_ref(), || {
+            (
+                "Invalid value for variable",
+                format!(
+                    "The value for {name} is not compatible with the variable's type constraint"
+                ),
+                None,
+            )
+        });
+        decl.values.push(Assignment {
+            from: "env",
+            value,
+            subject: Some(map.range(&(0..raw.len()))),
+        });
+    }
+}
+
+/// Converts `v` to the variable's type; on failure reports `what()` (summary, detail
+/// without the reason, subject) with cty's reason appended.
+fn convert_or_report(
+    dec: &mut Decoder,
+    v: &Value,
+    ty: Option<&Ty>,
+    what: impl FnOnce() -> (&'static str, String, Option<SourceRange>),
+) -> Option<Value> {
+    let Some(ty) = ty else {
+        return Some(v.clone());
+    };
+    match types::convert(v, ty) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let (summary, detail, subject) = what();
+            dec.diags.push(Diagnostic {
+                summary: summary.to_string(),
+                detail: format!("{detail}: {e}."),
+                subject,
+            });
+            None
+        }
+    }
+}
+
+/// Var files in order. Returns false when one declares variables instead of setting them
+/// (Nomad stops there so that the user sees only that mistake).
+fn collect_files(
+    dec: &mut Decoder,
+    declared: &mut BTreeMap<String, Declared>,
+    files: &[ParsedVarFile],
+) -> bool {
+    let mut misplaced = false;
+    for f in files {
+        if let VarFileBody::Hcl(body) = &f.body {
+            for b in body
+                .blocks()
+                .filter(|b| b.ident.value().as_str() == "variable")
+            {
+                let name = Decoder::label(b);
+                dec.diags.push(f.map.diag(
+                    "Variable declaration in a .var file",
+                    format!(
+                        "A .var file is used to assign values to variables that have already been declared in job files, not to declare new variables. To declare variable \"{name}\", place this block in one of your job files\n\nTo set a value for this variable in {}, use the definition syntax instead:\n    {name} = <value>",
+                        f.map.filename()
+                    ),
+                    b.ident.span(),
+                ));
+                misplaced = true;
+            }
+        }
+    }
+    if misplaced {
+        return false;
+    }
+    for f in files {
+        let entries: Vec<(
+            String,
+            Option<Range<usize>>,
+            Result<Value, Diagnostic>,
+            Option<Range<usize>>,
+        )> = match &f.body {
+            VarFileBody::Hcl(body) => {
+                let mut out = Vec::new();
+                for s in body.iter() {
+                    match s {
+                        Structure::Attribute(a) => {
+                            let v = super::eval::EvalContext::new(&f.map).eval(&a.value);
+                            out.push((a.key.value().to_string(), a.span(), v, a.value.span()));
+                        }
+                        Structure::Block(b) => dec.diags.push(f.map.diag(
+                            &format!("Unexpected \"{}\" block", b.ident.value().as_str()),
+                            "Blocks are not allowed here.".to_string(),
+                            b.ident.span(),
+                        )),
+                    }
+                }
+                out
+            }
+            VarFileBody::Json(items) => items
+                .iter()
+                .map(|(k, v)| {
+                    let span = json_key_span(f.map.src(), k);
+                    (k.clone(), span.clone(), Ok(v.clone()), span)
+                })
+                .collect(),
+        };
+        for (name, attr_span, value, value_span) in entries {
+            let Some(decl) = declared.get_mut(&name) else {
+                dec.diags.push(f.map.diag(
+                    "Undefined variable",
+                    format!("A \"{name}\" variable was set but was not found in known variables. To declare variable \"{name}\", place this block in your job files"),
+                    attr_span,
+                ));
+                continue;
+            };
+            let v = match value {
+                Ok(v) => v,
+                Err(d) => {
+                    dec.diags.push(d);
+                    decl.values.push(Assignment {
+                        from: "varfile",
+                        value: None,
+                        subject: None,
+                    });
+                    continue;
+                }
+            };
+            let subject = value_span.map(|s| f.map.range(&s));
+            let ty = decl.ty.clone();
+            let converted = convert_or_report(dec, &v, ty.as_ref(), || {
+                (
+                    "Invalid value for variable",
+                    format!("The value for {name} is not compatible with the variable's type constraint"),
+                    subject.clone(),
+                )
+            });
+            decl.values.push(Assignment {
+                from: "varfile",
+                value: converted,
+                subject,
+            });
+        }
+    }
+    true
+}
+
+/// Where `"key"` first appears in a JSON var file (serde_json keeps no positions).
+fn json_key_span(src: &str, key: &str) -> Option<Range<usize>> {
+    let quoted = serde_json::to_string(key).ok()?;
+    let at = src.find(&quoted)?;
+    Some(at..at + quoted.len())
+}
+
+fn collect_args(
+    dec: &mut Decoder,
+    declared: &mut BTreeMap<String, Declared>,
+    args: &[(String, String)],
+) {
+    for (name, raw) in args {
+        let Some(decl) = declared.get_mut(name) else {
             dec.diags.push(Diagnostic {
                 summary: "Undefined -var variable".to_string(),
                 detail: format!(
@@ -159,38 +442,33 @@ pub fn load(dec: &mut Decoder, top: &Content, argv: &[(String, String)], env: &[
             });
             continue;
         };
-        match from_argument(raw, decl.ty) {
-            Ok(v) => {
-                values.insert(name.clone(), v);
+        let origin = format!("<value for var.{name} from arguments>");
+        let (v, map) = match from_text(raw, decl.ty.as_ref(), &origin) {
+            Ok(x) => x,
+            Err(d) => {
+                dec.diags.push(d);
+                continue;
             }
-            Err(e) => dec.diags.push(Diagnostic {
-                summary: "Invalid argument value for -var variable".to_string(),
-                detail: format!(
-                    "The received arg value for {name} is not compatible with the variable's type constraint: {e}."
-                ),
-                subject: None,
-            }),
-        }
+        };
+        let ty = decl.ty.clone();
+        let value = convert_or_report(dec, &v, ty.as_ref(), || {
+            (
+                "Invalid argument value for -var variable",
+                format!("The received arg value for {name} is not compatible with the variable's type constraint"),
+                None,
+            )
+        });
+        decl.values.push(Assignment {
+            from: "cmd",
+            value,
+            subject: Some(map.range(&(0..raw.len()))),
+        });
     }
-    for (name, decl) in declared {
-        match values.remove(&name).or(decl.default) {
-            Some(v) => {
-                dec.ctx.vars.insert(name, v);
-            }
-            None => dec.push(
-                &format!("Unset variable \"{name}\""),
-                "A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/reference/hcl2/variables  for details.".to_string(),
-                decl.def_span,
-            ),
-        }
-    }
-
-    load_locals(dec, &top.blocks("locals"));
 }
 
 /// Locals may refer to each other in any order: evaluate what can be evaluated, repeat.
 fn load_locals(dec: &mut Decoder, blocks: &[&Block]) {
-    let mut pending: Vec<(String, &Expression, Option<std::ops::Range<usize>>)> = Vec::new();
+    let mut pending: Vec<(String, &Expression, Option<Range<usize>>)> = Vec::new();
     for b in blocks {
         for s in b.body.iter() {
             match s {
@@ -245,34 +523,4 @@ fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-}
-
-fn convert(v: &Value, ty: VarType) -> Result<Value, String> {
-    match ty {
-        VarType::Untyped | VarType::Structured => Ok(v.clone()),
-        VarType::String => value_to_string(v)
-            .map(Value::String)
-            .ok_or_else(|| "string required".to_string()),
-        VarType::Number => as_f64(v)
-            .map(float_value)
-            .ok_or_else(|| "a number is required".to_string()),
-        VarType::Bool => as_bool(v)
-            .map(Value::Bool)
-            .ok_or_else(|| "a bool is required".to_string()),
-    }
-}
-
-/// Nomad takes `-var` values of primitive (or no) type literally, and parses structured ones
-/// as HCL expressions.
-fn from_argument(raw: &str, ty: VarType) -> Result<Value, String> {
-    match ty {
-        VarType::Untyped | VarType::String => Ok(Value::String(raw.to_string())),
-        VarType::Number | VarType::Bool => convert(&Value::String(raw.to_string()), ty),
-        VarType::Structured => {
-            let expr = hcl_edit::parser::parse_expr(raw).map_err(|e| e.message().to_string())?;
-            let map = super::diag::SourceMap::new("<value from arguments>", raw);
-            let mut ctx = super::eval::EvalContext::new(&map);
-            ctx.eval(&expr).map_err(|d| d.detail)
-        }
-    }
 }

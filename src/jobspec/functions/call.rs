@@ -64,6 +64,28 @@ impl EvalContext<'_> {
                 }
                 return Ok(Value::Bool(self.eval(args[0]).is_ok()));
             }
+            // convert(value, type): the second argument is a type constraint expression,
+            // read as such rather than evaluated (hcl's customdecode).
+            "convert" => {
+                if args.len() != 2 {
+                    return Err(self.arity_err("convert", &["value", "type"], &args, span));
+                }
+                let ty = crate::jobspec::types::parse_type(args[1], true).map_err(|e| {
+                    self.err(
+                        crate::jobspec::types::INVALID_TYPE_SUMMARY,
+                        e.detail,
+                        e.span.or_else(|| args[1].span()),
+                    )
+                })?;
+                let v = self.eval(args[0])?;
+                return crate::jobspec::types::convert(&v, &ty).map_err(|msg| {
+                    self.err(
+                        "Invalid function argument",
+                        format!("Invalid value for \"value\" parameter: {msg}."),
+                        args[0].span(),
+                    )
+                });
+            }
             _ => {}
         }
         let Some(spec) = lookup(name) else {
@@ -98,10 +120,12 @@ impl EvalContext<'_> {
             }
         }
         let ctx = FnContext {
-            base_dir: std::path::Path::new(self.map.filename())
-                .parent()
-                .map(|p| p.to_path_buf())
-                .unwrap_or_default(),
+            base_dir: self.base_dir.clone().unwrap_or_else(|| {
+                std::path::Path::new(self.map.filename())
+                    .parent()
+                    .map(|p| p.to_path_buf())
+                    .unwrap_or_default()
+            }),
             allow_fs: self.allow_fs,
         };
         spec.call(&ctx, &vals).map_err(|e| match e {

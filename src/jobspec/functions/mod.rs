@@ -11,20 +11,24 @@ use super::eval::{as_f64, float_value, value_to_string};
 
 mod call;
 mod collections;
-mod convert;
+mod crypto;
 mod datetime;
 mod format;
+mod hash;
 mod misc;
 mod network;
 mod text;
+mod yaml;
 
 use collections::*;
-use convert::*;
+use crypto::*;
 use datetime::*;
 use format::*;
+use hash::*;
 use misc::*;
 use network::*;
 use text::*;
+use yaml::*;
 
 /// Why a call failed; `eval.rs` turns it into a positioned diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,9 +67,13 @@ macro_rules! spec {
     };
 }
 
-/// Names of every function, for "did you mean" hints (`try` and `can` included).
+/// Names of every function, for "did you mean" hints (`try`, `can` and `convert`, which
+/// `call.rs` evaluates itself, included).
 pub fn names() -> impl Iterator<Item = &'static str> {
-    TABLE.iter().map(|(n, _)| *n).chain(["can", "try"])
+    TABLE
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(["can", "convert", "try"])
 }
 
 pub fn lookup(name: &str) -> Option<&'static Spec> {
@@ -109,14 +117,6 @@ static TABLE: &[(&str, Spec)] = &[
     (
         "title",
         spec!(["str"], None, |_, a| Ok(s(title(&str_arg(a, 0, "str")?)))),
-    ),
-    (
-        "regex",
-        spec!(["pattern", "string"], None, |_, a| regex_fn(a, false)),
-    ),
-    (
-        "regexall",
-        spec!(["pattern", "string"], None, |_, a| regex_fn(a, true)),
     ),
     (
         "replace",
@@ -340,6 +340,8 @@ static TABLE: &[(&str, Spec)] = &[
                 .map_err(|e| FnError::Call(e.to_string()))
         }),
     ),
+    ("yamldecode", spec!(["src"], None, |_, a| yamldecode(a))),
+    ("yamlencode", spec!(["value"], None, |_, a| yamlencode(a))),
     (
         "urlencode",
         spec!(["str"], None, |_, a| Ok(s(urlencode(&str_arg(
@@ -426,6 +428,12 @@ static TABLE: &[(&str, Spec)] = &[
     ),
     ("fileset", spec!(["path", "pattern"], None, fileset)),
     // crypto
+    ("bcrypt", spec!(["str"], Some("cost"), |_, a| bcrypt_fn(a))),
+    ("md5", spec!(["str"], None, |_, a| md5_fn(a))),
+    (
+        "rsadecrypt",
+        spec!(["ciphertext", "privatekey"], None, |_, a| rsadecrypt(a)),
+    ),
     (
         "sha1",
         spec!(["str"], None, |_, a| hash(
@@ -450,13 +458,6 @@ static TABLE: &[(&str, Spec)] = &[
         "timeadd",
         spec!(["timestamp", "duration"], None, |_, a| timeadd(a)),
     ),
-    // type conversion
-    ("tobool", spec!(["v"], None, |_, a| tobool(a))),
-    ("tolist", spec!(["v"], None, |_, a| tolist(a))),
-    ("tomap", spec!(["v"], None, |_, a| tomap(a))),
-    ("tonumber", spec!(["v"], None, |_, a| tonumber(a))),
-    ("toset", spec!(["v"], None, |_, a| toset(a))),
-    ("tostring", spec!(["v"], None, |_, a| tostring(a))),
     // uuid
     (
         "uuidv4",

@@ -1,6 +1,6 @@
 //! String functions.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::*;
 
@@ -77,53 +77,9 @@ pub(super) fn replace(a: &[Value]) -> FnResult {
     let st = str_arg(a, 0, "str")?;
     let sub = str_arg(a, 1, "substr")?;
     let rep = str_arg(a, 2, "replace")?;
-    if sub.len() > 1 && sub.starts_with('/') && sub.ends_with('/') {
-        let re = regex::Regex::new(&sub[1..sub.len() - 1])
-            .map_err(|e| arg_err(1, "substr", format!("invalid regular expression: {e}")))?;
-        return Ok(s(re.replace_all(&st, rep.as_str()).into_owned()));
-    }
+    // cty's replace is a plain substring replacement (Terraform's `/regex/` form is not
+    // part of it; regex_replace is).
     Ok(s(st.replace(&sub, &rep)))
-}
-
-pub(super) fn regex_fn(a: &[Value], all: bool) -> FnResult {
-    let pat = str_arg(a, 0, "pattern")?;
-    let st = str_arg(a, 1, "string")?;
-    let re = regex::Regex::new(&pat).map_err(|e| {
-        arg_err(
-            0,
-            "pattern",
-            format!("invalid regular expression pattern: {e}"),
-        )
-    })?;
-    let named: Vec<Option<&str>> = re.capture_names().skip(1).collect();
-    let shape = |caps: regex::Captures| -> Value {
-        let text = |i: usize| {
-            s(caps
-                .get(i)
-                .map(|m| m.as_str().to_string())
-                .unwrap_or_default())
-        };
-        if named.is_empty() {
-            text(0)
-        } else if named.iter().all(|n| n.is_some()) {
-            let mut m = Map::new();
-            for (i, n) in named.iter().enumerate() {
-                m.insert(n.unwrap_or_default().to_string(), text(i + 1));
-            }
-            Value::Object(m)
-        } else {
-            Value::Array((1..=named.len()).map(text).collect())
-        }
-    };
-    if all {
-        return Ok(Value::Array(re.captures_iter(&st).map(shape).collect()));
-    }
-    match re.captures(&st) {
-        Some(c) => Ok(shape(c)),
-        None => Err(FnError::Call(
-            "pattern did not match any part of the given string".into(),
-        )),
-    }
 }
 
 pub(super) fn substr(a: &[Value]) -> FnResult {

@@ -185,14 +185,68 @@ fn gateway_ingress_terminating_and_proxy() {
 }
 
 #[test]
-fn ingress_header_modifiers_are_still_pending() {
-    let err = parse_err(
-        "job \"a\" {\n  group \"g\" {\n    service {\n      connect {\n        gateway {\n          ingress {\n            listener {\n              service {\n                request_headers {}\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n",
+fn ingress_header_modifiers_limits_and_sds_are_decoded() {
+    let job = parse(
+        r#"job "a" {
+  group "g" {
+    service {
+      name = "ig"
+      connect {
+        gateway {
+          ingress {
+            tls {
+              enabled = true
+              sds {
+                cluster_name  = "sds"
+                cert_resource = "cert"
+              }
+            }
+            listener {
+              port     = 8080
+              protocol = "http"
+              service {
+                name            = "web"
+                max_connections = 10
+                request_headers {
+                  add {
+                    X-Trace = "1"
+                  }
+                  remove = ["X-Debug"]
+                }
+                response_headers {
+                  set {
+                    Cache = "no"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"#,
     );
-    assert!(
-        err.contains("Blocks of type \"request_headers\" are valid in Nomad but not supported"),
-        "{err}"
+    let job = to_json(&job);
+    let ingress = &job["TaskGroups"][0]["Services"][0]["Connect"]["Gateway"]["Ingress"];
+    assert_eq!(
+        ingress["TLS"]["SDS"],
+        serde_json::json!({"ClusterName": "sds", "CertResource": "cert"})
     );
+    let svc = &ingress["Listeners"][0]["Services"][0];
+    assert_eq!(svc["MaxConnections"], 10);
+    assert_eq!(svc["MaxPendingRequests"], Value::Null);
+    assert_eq!(
+        svc["RequestHeaders"],
+        serde_json::json!({"Add": {"X-Trace": "1"}, "Remove": ["X-Debug"], "Set": null})
+    );
+    assert_eq!(
+        svc["ResponseHeaders"],
+        serde_json::json!({"Add": null, "Remove": null, "Set": {"Cache": "no"}})
+    );
+    let err = parse_err("job \"a\" {\n  group \"g\" {\n    service {\n      connect {\n        gateway {\n          ingress {\n            listener {\n              service {\n                max_connections = -1\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n");
+    assert!(err.contains("between 0 and 4294967295 inclusive"), "{err}");
 }
 
 #[test]

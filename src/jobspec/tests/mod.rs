@@ -118,3 +118,4 @@ mod parse;
 mod task_kind;
 mod validation;
 mod validation_blocks;
+mod variables;

@@ -258,8 +258,8 @@ fn structural_errors() {
     );
     let err = parse_err("job \"a\" {\n  type = \"batch\"\n  type = \"service\"\n}\n");
     assert!(err.contains("test.hcl:3,3-7: Attribute redefined; The argument \"type\" was already set at test.hcl:2,3-7. Each argument may be set only once."), "{err}");
-    let err = parse_err("job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      resources {\n        numa {}\n      }\n    }\n  }\n}\n");
-    assert!(err.contains("test.hcl:5,9-13: Unsupported block type; Blocks of type \"numa\" are valid in Nomad but not supported"), "{err}");
+    let err = parse_err("job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      resources {\n        numa { afinity = \"prefer\" }\n      }\n    }\n  }\n}\n");
+    assert!(err.contains("test.hcl:5,16-23: Unsupported argument; An argument named \"afinity\" is not expected here. Did you mean \"affinity\"?"), "{err}");
 }
 
 #[test]

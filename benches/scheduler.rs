@@ -5,6 +5,8 @@
 //! which makes the stack score max(100, count) nodes per placement, as Nomad's does).
 //! Prints `key: value` lines (`eval_ms_<allocs>x<nodes>`, `eval_ms_spread_<allocs>x<nodes>`),
 //! the headline `eval_ms_1200_allocs_10k_nodes` last. `QUICK=1` runs fewer repetitions.
+//! `SCHEDULER_BENCH_CELLS=1200x10000,spread_1200x10000` runs only the named cells (for
+//! profiling one cell); the headline is then printed only if its cell ran.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -181,17 +183,29 @@ fn eval_ms(nodes: usize, count: i32, reps: usize, spread: bool) -> f64 {
 fn main() {
     let quick = std::env::var("QUICK").is_ok_and(|v| v == "1");
     let reps = if quick { 2 } else { 5 };
-    let mut headline = 0.0;
+    let cells = std::env::var("SCHEDULER_BENCH_CELLS").ok();
+    let wanted = |cell: &str| {
+        cells
+            .as_deref()
+            .is_none_or(|c| c.split(',').any(|w| w.trim() == cell))
+    };
+    let mut headline = None;
     for nodes in [500usize, 1000, 5000, 10_000] {
         for count in [50, 200, 1200] {
-            let ms = eval_ms(nodes, count, reps, false);
-            println!("eval_ms_{count}x{nodes}: {ms:.2}");
-            if nodes == 10_000 && count == 1200 {
-                headline = ms;
+            if wanted(&format!("{count}x{nodes}")) {
+                let ms = eval_ms(nodes, count, reps, false);
+                println!("eval_ms_{count}x{nodes}: {ms:.2}");
+                if nodes == 10_000 && count == 1200 {
+                    headline = Some(ms);
+                }
             }
-            let ms = eval_ms(nodes, count, reps, true);
-            println!("eval_ms_spread_{count}x{nodes}: {ms:.2}");
+            if wanted(&format!("spread_{count}x{nodes}")) {
+                let ms = eval_ms(nodes, count, reps, true);
+                println!("eval_ms_spread_{count}x{nodes}: {ms:.2}");
+            }
         }
     }
-    println!("eval_ms_1200_allocs_10k_nodes: {headline:.2}");
+    if let Some(ms) = headline {
+        println!("eval_ms_1200_allocs_10k_nodes: {ms:.2}");
+    }
 }

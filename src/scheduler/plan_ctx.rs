@@ -1,5 +1,9 @@
 //! The plan being built by one scheduler run, and the view of each node it implies: what the
 //! snapshot has there, minus what this plan stops, plus what this plan places.
+//!
+//! Every change is also appended to a log of touched node IDs ([`PlanCtx::touched_since`]),
+//! so per-node caches kept across placements (the stack's node views, property-set counts)
+//! refresh only the nodes the plan changed instead of rescanning the plan.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -14,14 +18,20 @@ pub struct PlanCtx<'a> {
     now: i64,
     /// Node ID -> the snapshot's non-terminal allocs there, loaded on first use.
     existing: HashMap<String, Vec<Arc<Allocation>>>,
-    /// Node ID -> stopped allocs (already rewritten to desired stop).
-    pub stops: BTreeMap<String, Vec<Allocation>>,
+    /// Alloc ID -> node ID of the loaded `existing` allocs, so placing an alloc that keeps an
+    /// existing alloc's ID also marks the node that held it as touched.
+    existing_nodes: HashMap<String, String>,
+    /// Node ID -> stopped allocs (already rewritten to desired stop). Changed only through
+    /// the methods below, which log the touched node.
+    stops: BTreeMap<String, Vec<Allocation>>,
     stopped_ids: BTreeSet<String>,
-    /// Node ID -> placed or in-place updated allocs.
-    pub placed: BTreeMap<String, Vec<Arc<Allocation>>>,
+    /// Node ID -> placed or in-place updated allocs (changed only through the methods).
+    placed: BTreeMap<String, Vec<Arc<Allocation>>>,
     placed_ids: BTreeSet<String>,
     /// Allocs this plan preempts, per (namespace, job, group).
     preemptions: PreemptionCounts,
+    /// Node IDs whose proposed allocs changed, in order (duplicates allowed).
+    touched: Vec<String>,
 }
 
 impl<'a> PlanCtx<'a> {
@@ -30,12 +40,45 @@ impl<'a> PlanCtx<'a> {
             state,
             now,
             existing: HashMap::new(),
+            existing_nodes: HashMap::new(),
             stops: BTreeMap::new(),
             stopped_ids: BTreeSet::new(),
             placed: BTreeMap::new(),
             placed_ids: BTreeSet::new(),
             preemptions: PreemptionCounts::new(),
+            touched: Vec::new(),
         }
+    }
+
+    /// Node ID -> the allocs this plan stops there.
+    pub fn stops(&self) -> &BTreeMap<String, Vec<Allocation>> {
+        &self.stops
+    }
+
+    /// Node ID -> the allocs this plan places (or updates in place) there.
+    pub fn placed(&self) -> &BTreeMap<String, Vec<Arc<Allocation>>> {
+        &self.placed
+    }
+
+    /// The plan's stops and placements, consuming the context.
+    #[allow(clippy::type_complexity)]
+    pub fn into_parts(
+        self,
+    ) -> (
+        BTreeMap<String, Vec<Allocation>>,
+        BTreeMap<String, Vec<Arc<Allocation>>>,
+    ) {
+        (self.stops, self.placed)
+    }
+
+    /// Node IDs touched since log position `cursor`, and the new position.
+    pub fn touched_since(&self, cursor: usize) -> (&[String], usize) {
+        let from = cursor.min(self.touched.len());
+        (&self.touched[from..], self.touched.len())
+    }
+
+    fn touch(&mut self, node_id: &str) {
+        self.touched.push(node_id.to_string());
     }
 
     pub fn state(&self) -> &'a dyn StateView {
@@ -63,6 +106,7 @@ impl<'a> PlanCtx<'a> {
             alloc.task_group.clone(),
         );
         *self.preemptions.entry(k).or_default() += 1;
+        self.touch(&alloc.node_id);
         self.stops
             .entry(alloc.node_id.clone())
             .or_default()
@@ -71,14 +115,20 @@ impl<'a> PlanCtx<'a> {
 
     /// Allocs that will hold resources on the node if the plan commits.
     pub fn proposed(&mut self, node_id: &str) -> Vec<Arc<Allocation>> {
-        let state = self.state;
-        let existing = self.existing.entry(node_id.to_string()).or_insert_with(|| {
-            state
+        if !self.existing.contains_key(node_id) {
+            let allocs: Vec<Arc<Allocation>> = self
+                .state
                 .allocs_by_node(node_id)
                 .into_iter()
                 .filter(|a| !a.terminal())
-                .collect()
-        });
+                .collect();
+            for a in &allocs {
+                self.existing_nodes
+                    .insert(a.id.clone(), node_id.to_string());
+            }
+            self.existing.insert(node_id.to_string(), allocs);
+        }
+        let existing = &self.existing[node_id];
         let mut out: Vec<Arc<Allocation>> = existing
             .iter()
             .filter(|a| !self.stopped_ids.contains(&a.id) && !self.placed_ids.contains(&a.id))
@@ -103,6 +153,7 @@ impl<'a> PlanCtx<'a> {
             stopped.client_status = cs.to_string();
         }
         stopped.modify_time = self.now;
+        self.touch(&alloc.node_id);
         self.stops
             .entry(alloc.node_id.clone())
             .or_default()
@@ -114,6 +165,7 @@ impl<'a> PlanCtx<'a> {
         if !self.stopped_ids.remove(&alloc.id) {
             return;
         }
+        self.touch(&alloc.node_id);
         if let Some(list) = self.stops.get_mut(&alloc.node_id) {
             list.retain(|a| a.id != alloc.id);
             if list.is_empty() {
@@ -128,6 +180,13 @@ impl<'a> PlanCtx<'a> {
 
     pub fn place(&mut self, alloc: Allocation) {
         self.placed_ids.insert(alloc.id.clone());
+        self.touch(&alloc.node_id);
+        if let Some(held_on) = self.existing_nodes.get(&alloc.id) {
+            if *held_on != alloc.node_id {
+                let held_on = held_on.clone();
+                self.touch(&held_on);
+            }
+        }
         self.placed
             .entry(alloc.node_id.clone())
             .or_default()

@@ -22,15 +22,31 @@ pub struct PropertySet {
     pub allowed: u64,
     /// Spread target values; others are counted under [`IMPLICIT_TARGET`].
     targets: BTreeSet<String>,
-    existing: HashMap<String, u64>,
-    proposed: HashMap<String, u64>,
-    cleared: HashMap<String, u64>,
-    /// existing + proposed - cleared, recomputed when the counts change.
-    combined: HashMap<String, u64>,
+    /// Bucket -> its index in the count vectors, buckets numbered in first-seen order (which
+    /// is also the order [`PropertySet::present_counts`] visits them in).
+    ids: HashMap<String, usize>,
+    names: Vec<String>,
+    existing: Vec<u64>,
+    /// The plan's placed and stopped allocs of the job (and group), per bucket, summed from
+    /// `node_counts`.
+    placed: Vec<u64>,
+    stopped: Vec<u64>,
+    /// existing + proposed - cleared per bucket, `None` for a bucket Nomad's combined map
+    /// would not hold; recomputed when the counts change.
+    combined: Vec<Option<u64>>,
     error: Option<String>,
-    /// Node ID -> its value of `attribute` (resolved once per run).
-    node_values: HashMap<String, Option<String>>,
+    /// Node ID -> the bucket of its value of `attribute` (resolved once per run).
+    node_buckets: HashMap<String, Option<usize>>,
+    /// Node ID -> the (placed, stopped) allocs counted there at the last refresh.
+    node_counts: HashMap<String, (u64, u64)>,
+    /// Position in the plan's touched-node log up to which `node_counts` are current.
+    cursor: usize,
+    /// Stack position -> bucket (`UNRESOLVED`, `MISSING` or an index), for the hot path.
+    at: Vec<u32>,
 }
+
+const UNRESOLVED: u32 = u32::MAX;
+const MISSING: u32 = u32::MAX - 1;
 
 impl PropertySet {
     /// A set for a spread: counts only `group`'s allocs and buckets by `targets`.
@@ -78,12 +94,17 @@ impl PropertySet {
             group,
             allowed,
             targets: BTreeSet::new(),
-            existing: HashMap::new(),
-            proposed: HashMap::new(),
-            cleared: HashMap::new(),
-            combined: HashMap::new(),
+            ids: HashMap::new(),
+            names: Vec::new(),
+            existing: Vec::new(),
+            placed: Vec::new(),
+            stopped: Vec::new(),
+            combined: Vec::new(),
             error: None,
-            node_values: HashMap::new(),
+            node_buckets: HashMap::new(),
+            node_counts: HashMap::new(),
+            cursor: 0,
+            at: Vec::new(),
         }
     }
 
@@ -91,23 +112,40 @@ impl PropertySet {
         !(skip_terminal && a.terminal()) && self.group.as_ref().is_none_or(|g| *g == a.task_group)
     }
 
-    fn value_of(&mut self, state: &dyn StateView, node_id: &str) -> Option<String> {
-        if let Some(v) = self.node_values.get(node_id) {
-            return v.clone();
-        }
-        let v = state
-            .node(node_id)
-            .and_then(|n| resolve_target(&self.attribute, &n).map(str::to_string));
-        self.node_values.insert(node_id.to_string(), v.clone());
-        v
-    }
-
-    fn bucket(&self, value: String) -> String {
-        if self.targets.is_empty() || self.targets.contains(&value) {
+    /// The bucket a value counts under.
+    fn bucket_name<'v>(&self, value: &'v str) -> &'v str {
+        if self.targets.is_empty() || self.targets.contains(value) {
             value
         } else {
-            IMPLICIT_TARGET.to_string()
+            IMPLICIT_TARGET
         }
+    }
+
+    fn intern(&mut self, value: &str) -> usize {
+        let name = self.bucket_name(value);
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len();
+        self.ids.insert(name.to_string(), id);
+        self.names.push(name.to_string());
+        self.existing.push(0);
+        self.placed.push(0);
+        self.stopped.push(0);
+        self.combined.push(None);
+        id
+    }
+
+    fn node_bucket(&mut self, state: &dyn StateView, node_id: &str) -> Option<usize> {
+        if let Some(b) = self.node_buckets.get(node_id) {
+            return *b;
+        }
+        let b = state.node(node_id).and_then(|n| {
+            let value = resolve_target(&self.attribute, &n)?.to_string();
+            Some(self.intern(&value))
+        });
+        self.node_buckets.insert(node_id.to_string(), b);
+        b
     }
 
     fn populate_existing(&mut self, state: &dyn StateView, job: &Job) {
@@ -115,91 +153,127 @@ impl PropertySet {
             if !self.counts(&a, true) {
                 continue;
             }
-            if let Some(v) = self.value_of(state, &a.node_id) {
-                *self.existing.entry(self.bucket(v)).or_default() += 1;
+            if let Some(b) = self.node_bucket(state, &a.node_id) {
+                self.existing[b] += 1;
             }
         }
-        self.combined = self.existing.clone();
+        self.compute_combined();
     }
 
     /// Recounts what the plan places and stops (Nomad's `PopulateProposed`); call before each
-    /// placement.
+    /// placement. Only the nodes the plan touched since the last call are recounted.
     pub fn populate_proposed(&mut self, state: &dyn StateView, job: &Job, pctx: &PlanCtx<'_>) {
         if self.error.is_some() {
             return;
         }
-        let mut proposed: HashMap<String, u64> = HashMap::new();
-        let mut cleared: HashMap<String, u64> = HashMap::new();
-        for (node_id, allocs) in &pctx.stops {
-            let n = allocs
-                .iter()
-                .filter(|a| self.is_job(a, job) && self.counts(a, false));
-            let n = n.count() as u64;
-            if n > 0 {
-                if let Some(v) = self.value_of(state, node_id) {
-                    *cleared.entry(self.bucket(v)).or_default() += n;
-                }
-            }
+        let (touched, next) = pctx.touched_since(self.cursor);
+        self.cursor = next;
+        if touched.is_empty() {
+            return;
         }
-        for (node_id, allocs) in &pctx.placed {
-            let n = allocs
-                .iter()
-                .filter(|a| self.is_job(a, job) && self.counts(a, true));
-            let n = n.count() as u64;
-            if n > 0 {
-                if let Some(v) = self.value_of(state, node_id) {
-                    *proposed.entry(self.bucket(v)).or_default() += n;
-                }
+        for node_id in touched {
+            let stopped = pctx.stops().get(node_id).map_or(0, |allocs| {
+                let n = allocs
+                    .iter()
+                    .filter(|a| self.is_job(a, job) && self.counts(a, false));
+                n.count() as u64
+            });
+            let placed = pctx.placed().get(node_id).map_or(0, |allocs| {
+                let n = allocs
+                    .iter()
+                    .filter(|a| self.is_job(a, job) && self.counts(a, true));
+                n.count() as u64
+            });
+            let before = self.node_counts.get(node_id).copied().unwrap_or((0, 0));
+            if before == (placed, stopped) {
+                continue;
             }
-        }
-        // A value that gains a placement gives back one of its stops (an alloc replaced on
-        // the same value), as Nomad does.
-        for value in proposed.keys() {
-            if let Some(c) = cleared.get_mut(value) {
-                if *c <= 1 {
-                    cleared.remove(value);
-                } else {
-                    *c -= 1;
-                }
+            if let Some(b) = self.node_bucket(state, node_id) {
+                self.placed[b] = self.placed[b] - before.0 + placed;
+                self.stopped[b] = self.stopped[b] - before.1 + stopped;
             }
+            self.node_counts.insert(node_id.clone(), (placed, stopped));
         }
-        self.proposed = proposed;
-        self.cleared = cleared;
-        self.combined = self.compute_combined();
+        self.compute_combined();
     }
 
     fn is_job(&self, a: &Allocation, job: &Job) -> bool {
         a.job_id == job.id && a.namespace == job.namespace
     }
 
-    /// Existing plus proposed minus cleared, per bucket.
-    pub fn combined(&self) -> &HashMap<String, u64> {
-        &self.combined
+    /// Existing plus proposed minus cleared, per bucket, where a bucket that gains a
+    /// placement gives back one of its stops (an alloc replaced on the same value), as Nomad
+    /// does. Only buckets with existing or proposed allocs are in Nomad's combined map.
+    fn compute_combined(&mut self) {
+        for b in 0..self.names.len() {
+            let proposed = self.placed[b];
+            let mut cleared = self.stopped[b];
+            if proposed > 0 {
+                cleared = cleared.saturating_sub(1);
+            }
+            let present = self.existing[b] > 0 || proposed > 0;
+            self.combined[b] =
+                present.then(|| (self.existing[b] + proposed).saturating_sub(cleared));
+        }
     }
 
-    fn compute_combined(&self) -> HashMap<String, u64> {
-        let mut out = self.existing.clone();
-        for (v, n) in &self.proposed {
-            *out.entry(v.clone()).or_default() += n;
+    /// The combined counts of the buckets in Nomad's combined map, in first-seen order.
+    pub fn present_counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.combined.iter().flatten().copied()
+    }
+
+    /// How many allocs use bucket `b`.
+    pub fn used_in(&self, b: usize) -> u64 {
+        self.combined[b].unwrap_or(0)
+    }
+
+    pub fn bucket(&self, b: usize) -> &str {
+        &self.names[b]
+    }
+
+    /// The node's bucket, or `None` when the node lacks the property. `pos` is the node's
+    /// position in the stack, which caches the answer.
+    pub fn bucket_at(&mut self, pos: usize, node: &Node) -> Option<usize> {
+        if pos >= self.at.len() {
+            self.at.resize(pos + 1, UNRESOLVED);
         }
-        for (v, n) in &self.cleared {
-            if let Some(c) = out.get_mut(v) {
-                *c = c.saturating_sub(*n);
+        let b = match self.at[pos] {
+            UNRESOLVED => {
+                // Owned: the value may borrow `self.attribute` (a literal target).
+                let value = resolve_target(&self.attribute, node).map(str::to_string);
+                let b = match value {
+                    Some(value) => self.intern(&value) as u32,
+                    None => MISSING,
+                };
+                self.at[pos] = b;
+                b
             }
-        }
-        out
+            b => b,
+        };
+        (b != MISSING).then_some(b as usize)
+    }
+
+    /// The node's bucket, or `None` when the node lacks the property.
+    #[cfg(test)]
+    pub fn bucket_of(&mut self, node: &Node) -> Option<usize> {
+        let value = resolve_target(&self.attribute, node)?.to_string();
+        Some(self.intern(&value))
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// The node's bucket and how many allocs already use it, or Nomad's error text.
-    pub fn used_count(&self, node: &Node) -> Result<(String, u64), String> {
+    pub fn used_count<'a>(&'a self, node: &'a Node) -> Result<(&'a str, u64), String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
         let Some(value) = resolve_target(&self.attribute, node) else {
             return Err(format!("missing property {:?}", self.attribute));
         };
-        let bucket = self.bucket(value.to_string());
-        let used = self.combined.get(&bucket).copied().unwrap_or(0);
+        let bucket = self.bucket_name(value);
+        let used = self.ids.get(bucket).map_or(0, |&b| self.used_in(b));
         Ok((bucket, used))
     }
 

@@ -82,63 +82,85 @@ impl SpreadScorer {
         }
     }
 
-    /// The node's total spread boost (Nomad's `allocation-spread` score).
+    /// The node's total spread boost (Nomad's `allocation-spread` score), for a node outside
+    /// the stack.
+    #[cfg(test)]
     pub fn score(&mut self, node: &Node) -> f64 {
         let mut total = 0.0;
-        for (set, info) in &self.sets {
-            let (value, used) = match set.used_count(node) {
-                Ok(v) => v,
-                Err(_) => {
-                    total -= 1.0;
-                    continue;
-                }
+        for i in 0..self.sets.len() {
+            let set = &mut self.sets[i].0;
+            let b = match set.error() {
+                Some(_) => None,
+                None => set.bucket_of(node),
             };
-            let used = used as f64 + 1.0;
-            if info.desired.is_empty() {
-                total += even_spread_boost(set, node);
-                continue;
-            }
-            let Some(want) = info
-                .desired
-                .get(&value)
-                .or_else(|| info.desired.get(IMPLICIT_TARGET))
-            else {
-                total -= 1.0;
-                continue;
-            };
-            if *want == 0.0 {
-                total += self.lowest_boost;
-                continue;
-            }
-            let weight = if self.sum_weights == 0.0 {
-                0.0
-            } else {
-                info.weight / self.sum_weights
-            };
-            let boost = (want - used) / want * weight;
-            total += boost;
-            if boost < self.lowest_boost {
-                self.lowest_boost = boost;
-            }
+            total += self.boost(i, b);
         }
         total
+    }
+
+    /// [`SpreadScorer::score`] for the node at stack position `pos` (its buckets cached).
+    pub fn score_at(&mut self, pos: usize, node: &Node) -> f64 {
+        let mut total = 0.0;
+        for i in 0..self.sets.len() {
+            let set = &mut self.sets[i].0;
+            let b = match set.error() {
+                Some(_) => None,
+                None => set.bucket_at(pos, node),
+            };
+            total += self.boost(i, b);
+        }
+        total
+    }
+
+    /// Set `i`'s boost for a node in bucket `b` (`None`: the node lacks the property).
+    fn boost(&mut self, i: usize, b: Option<usize>) -> f64 {
+        let (set, info) = &self.sets[i];
+        let Some(b) = b else {
+            return -1.0;
+        };
+        let used = set.used_in(b) as f64 + 1.0;
+        if info.desired.is_empty() {
+            return even_spread_boost(set, b);
+        }
+        let value = set.bucket(b);
+        let Some(want) = info
+            .desired
+            .get(value)
+            .or_else(|| info.desired.get(IMPLICIT_TARGET))
+        else {
+            return -1.0;
+        };
+        if *want == 0.0 {
+            return self.lowest_boost;
+        }
+        let weight = if self.sum_weights == 0.0 {
+            0.0
+        } else {
+            info.weight / self.sum_weights
+        };
+        let boost = (want - used) / want * weight;
+        if boost < self.lowest_boost {
+            self.lowest_boost = boost;
+        }
+        boost
     }
 }
 
 /// Nomad's `evenSpreadScoreBoost`: a value below the least-used one is boosted by how far
 /// below it is; the least-used value is boosted by the spread between least and most used;
 /// when every value is used equally no value is preferred (-1).
-fn even_spread_boost(set: &PropertySet, node: &Node) -> f64 {
-    let used = set.combined();
-    if used.is_empty() {
+///
+/// Nomad scans a Go map (random order) for the least and most used values, treating a count
+/// of 0 as "unset", so a value whose allocs were all stopped makes the result depend on the
+/// scan order; here the scan goes in the buckets' first-seen order, so runs are reproducible.
+fn even_spread_boost(set: &PropertySet, b: usize) -> f64 {
+    let mut used = set.present_counts().peekable();
+    if used.peek().is_none() {
         return 0.0;
     }
-    let Some(value) = super::feasible::resolve_target(&set.attribute, node) else {
-        return -1.0;
-    };
-    let current = used.get(value).copied().unwrap_or(0);
+    let current = set.used_in(b);
     let (mut min, mut max) = (0u64, 0u64);
-    for &n in used.values() {
+    for n in used {
         if min == 0 || n < min {
             min = n;
         }

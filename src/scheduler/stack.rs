@@ -10,6 +10,8 @@
 //!    -> limit (skip up to 3 options scoring <= 0) -> max score
 //! ```
 
+use std::cell::OnceCell;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -40,27 +42,55 @@ const MAX_SKIP: usize = 3;
 /// Top-scoring nodes kept in `ScoreMetaData` (Nomad's MaxRetainedNodeScores).
 const MAX_RETAINED_NODE_SCORES: usize = 5;
 
+/// Score names in the order ranking records them (Nomad's names in `ScoreMetaData`).
+const SCORE_SLOTS: usize = 6;
+
 /// A node that passed feasibility and fits the group, with what it would grant.
 #[derive(Debug, Clone)]
 pub struct RankedNode {
     pub node: Arc<Node>,
     pub final_score: f64,
-    /// The individual scores `final_score` is the mean of.
-    pub scores: Vec<f64>,
+    /// The individual scores `final_score` is the mean of (the first `n_scores`).
+    scores: [f64; SCORE_SLOTS],
+    n_scores: usize,
+    /// Every recorded score by name, those left out of the mean (recorded as 0) included;
+    /// turned into a `NodeScoreMeta` only for the nodes the metric retains.
+    named: [(&'static str, f64); SCORE_SLOTS],
+    n_named: usize,
     pub ports: Option<PortOffer>,
-    /// What each task is granted here (cores picked, memory_max as configured).
-    pub tasks: BTreeMap<String, AllocatedTaskResources>,
+    /// What each task is granted here (cores picked, memory_max as configured). Shared with
+    /// the group's template unless cores were granted on this node.
+    pub tasks: Arc<BTreeMap<String, AllocatedTaskResources>>,
     /// Allocs to evict so the group fits (empty unless preempting).
     pub preempted: Vec<Arc<Allocation>>,
 }
 
 impl RankedNode {
     /// Adds a score and recomputes the mean (Nomad's ScoreNormalizationIterator).
-    fn add_score(&mut self, meta: &mut NodeScoreMeta, name: &str, score: f64) {
-        self.scores.push(score);
-        meta.scores.insert(name.to_string(), score);
-        self.final_score = self.scores.iter().sum::<f64>() / self.scores.len() as f64;
-        meta.norm_score = self.final_score;
+    fn add_score(&mut self, name: &'static str, score: f64) {
+        self.scores[self.n_scores] = score;
+        self.n_scores += 1;
+        self.record(name, score);
+        let scores = &self.scores[..self.n_scores];
+        self.final_score = scores.iter().sum::<f64>() / scores.len() as f64;
+    }
+
+    /// Records a score in the metadata only (not part of the mean).
+    fn record(&mut self, name: &'static str, score: f64) {
+        self.named[self.n_named] = (name, score);
+        self.n_named += 1;
+    }
+
+    /// Nomad's `NodeScoreMeta` for this option.
+    pub fn score_meta(&self) -> NodeScoreMeta {
+        NodeScoreMeta {
+            node_id: self.node.id.clone(),
+            norm_score: self.final_score,
+            scores: self.named[..self.n_named]
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+        }
     }
 }
 
@@ -133,19 +163,25 @@ impl Eligibility {
         out
     }
 
+    /// Records the class's job-level outcome unless one is already recorded (the first wins).
     fn set_job(&mut self, class: &str, ok: bool) {
-        if !class.is_empty() {
-            self.job.entry(class.to_string()).or_insert(ok);
+        if !class.is_empty() && !self.job.contains_key(class) {
+            self.job.insert(class.to_string(), ok);
         }
     }
 
+    /// Records the class's outcome for the group unless one is already recorded.
     fn set_group(&mut self, tg: &str, class: &str, ok: bool) {
-        if !class.is_empty() {
-            self.groups
-                .entry(tg.to_string())
-                .or_default()
-                .entry(class.to_string())
-                .or_insert(ok);
+        if class.is_empty() {
+            return;
+        }
+        if !self.groups.contains_key(tg) {
+            self.groups.insert(tg.to_string(), BTreeMap::new());
+        }
+        if let Some(classes) = self.groups.get_mut(tg) {
+            if !classes.contains_key(class) {
+                classes.insert(class.to_string(), ok);
+            }
         }
     }
 }
@@ -186,12 +222,9 @@ fn grant_cores(
     node: &Node,
     tg: &TaskGroup,
     proposed: &[Arc<Allocation>],
-    tasks: &mut BTreeMap<String, AllocatedTaskResources>,
+    tasks: &mut Arc<BTreeMap<String, AllocatedTaskResources>>,
 ) -> Result<(), &'static str> {
     let wanted = |t: &crate::api::Task| t.resources.as_ref().map(|r| r.cores).unwrap_or(0);
-    if tg.tasks.iter().all(|t| wanted(t) <= 0) {
-        return Ok(());
-    }
     let used = cores_in_use(proposed.iter().map(|a| a.as_ref()));
     let (cores, mhz) = reservable_cores(node);
     let mut free = cores.into_iter().filter(|c| !used.contains(c));
@@ -204,7 +237,7 @@ fn grant_cores(
         if picked.len() < n {
             return Err("cores");
         }
-        if let Some(tr) = tasks.get_mut(&t.name) {
+        if let Some(tr) = Arc::make_mut(tasks).get_mut(&t.name) {
             tr.cpu.cpu_shares = mhz * picked.len() as i64;
             tr.cpu.reserved_cores = Some(picked);
         }
@@ -212,36 +245,35 @@ fn grant_cores(
     Ok(())
 }
 
+/// Adds one to `key`'s count, allocating the key only the first time it is seen.
+fn bump(map: &mut Option<BTreeMap<String, i64>>, key: &str) {
+    let map = map.get_or_insert_with(BTreeMap::new);
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_string(), 1);
+        }
+    }
+}
+
 /// Records metrics the way Nomad's `AllocMetric` methods do.
 pub fn filter_node(m: &mut AllocMetric, node: &Node, reason: &str) {
     m.nodes_filtered += 1;
     if !node.node_class.is_empty() {
-        *m.class_filtered
-            .get_or_insert_with(BTreeMap::new)
-            .entry(node.node_class.clone())
-            .or_default() += 1;
+        bump(&mut m.class_filtered, &node.node_class);
     }
     if !reason.is_empty() {
-        *m.constraint_filtered
-            .get_or_insert_with(BTreeMap::new)
-            .entry(reason.to_string())
-            .or_default() += 1;
+        bump(&mut m.constraint_filtered, reason);
     }
 }
 
 pub fn exhaust_node(m: &mut AllocMetric, node: &Node, dimension: &str) {
     m.nodes_exhausted += 1;
     if !node.node_class.is_empty() {
-        *m.class_exhausted
-            .get_or_insert_with(BTreeMap::new)
-            .entry(node.node_class.clone())
-            .or_default() += 1;
+        bump(&mut m.class_exhausted, &node.node_class);
     }
     if !dimension.is_empty() {
-        *m.dimension_exhausted
-            .get_or_insert_with(BTreeMap::new)
-            .entry(dimension.to_string())
-            .or_default() += 1;
+        bump(&mut m.dimension_exhausted, dimension);
     }
 }
 
@@ -254,47 +286,131 @@ pub fn feasible(
     metric: &mut AllocMetric,
     elig: &mut Eligibility,
 ) -> bool {
-    for c in job.constraints.iter().flatten() {
-        if !meets_constraint(c, node) {
-            filter_node(metric, node, &constraint_key(c));
-            elig.set_job(&node.computed_class, false);
-            return false;
-        }
-    }
-    elig.set_job(&node.computed_class, true);
-    let drivers: BTreeSet<&str> = tg.tasks.iter().map(|t| t.driver.as_str()).collect();
-    if !drivers.iter().all(|d| has_driver(node, d)) {
-        filter_node(metric, node, FILTER_MISSING_DRIVERS);
-        elig.set_group(&tg.name, &node.computed_class, false);
+    if let Err(reason) = static_feasible(node, job, tg, elig) {
+        filter_node(metric, node, &reason);
         return false;
     }
-    for c in group_constraints(tg) {
-        if !meets_constraint(c, node) {
-            filter_node(metric, node, &constraint_key(c));
-            elig.set_group(&tg.name, &node.computed_class, false);
-            return false;
-        }
-    }
-    elig.set_group(&tg.name, &node.computed_class, true);
-
-    let job_distinct = wants_distinct_hosts(job.constraints.as_ref());
-    let tg_distinct = wants_distinct_hosts(tg.constraints.as_ref());
-    if job_distinct || tg_distinct {
-        let collision = ctx.proposed(&node.id).iter().any(|a| {
-            let same_job = a.job_id == job.id && a.namespace == job.namespace;
-            same_job && (job_distinct || a.task_group == tg.name)
-        });
-        if collision {
-            filter_node(metric, node, CONSTRAINT_DISTINCT_HOSTS);
-            return false;
-        }
+    let distinct = DistinctHosts::of(job, tg);
+    if distinct.wanted() && distinct.collides(job, tg, &ctx.proposed(&node.id)) {
+        filter_node(metric, node, CONSTRAINT_DISTINCT_HOSTS);
+        return false;
     }
     true
 }
 
+/// The checks that depend only on the node, the job and the group (job constraints, drivers,
+/// group and task constraints), recording computed-class eligibility as they go. `Err`
+/// carries the filter reason for the metric. Nomad caches this outcome per computed class;
+/// the stack caches it per node, so a class that does not hash every attribute the
+/// constraints read cannot change a decision.
+fn static_feasible(
+    node: &Node,
+    job: &Job,
+    tg: &TaskGroup,
+    elig: &mut Eligibility,
+) -> Result<(), String> {
+    for c in job.constraints.iter().flatten() {
+        if !meets_constraint(c, node) {
+            elig.set_job(&node.computed_class, false);
+            return Err(constraint_key(c));
+        }
+    }
+    elig.set_job(&node.computed_class, true);
+    if !tg.tasks.iter().all(|t| has_driver(node, &t.driver)) {
+        elig.set_group(&tg.name, &node.computed_class, false);
+        return Err(FILTER_MISSING_DRIVERS.to_string());
+    }
+    for c in group_constraints(tg) {
+        if !meets_constraint(c, node) {
+            elig.set_group(&tg.name, &node.computed_class, false);
+            return Err(constraint_key(c));
+        }
+    }
+    elig.set_group(&tg.name, &node.computed_class, true);
+    Ok(())
+}
+
+/// The job's and the group's `distinct_hosts` asks.
+#[derive(Debug, Clone, Copy)]
+struct DistinctHosts {
+    job: bool,
+    group: bool,
+}
+
+impl DistinctHosts {
+    fn of(job: &Job, tg: &TaskGroup) -> Self {
+        DistinctHosts {
+            job: wants_distinct_hosts(job.constraints.as_ref()),
+            group: wants_distinct_hosts(tg.constraints.as_ref()),
+        }
+    }
+
+    fn wanted(self) -> bool {
+        self.job || self.group
+    }
+
+    /// Whether the node already holds an alloc the ask rules out.
+    fn collides(self, job: &Job, tg: &TaskGroup, proposed: &[Arc<Allocation>]) -> bool {
+        proposed.iter().any(|a| {
+            let same_job = a.job_id == job.id && a.namespace == job.namespace;
+            same_job && (self.job || a.task_group == tg.name)
+        })
+    }
+}
+
+/// What a group asks of every node it is ranked on, computed once per placement.
+pub struct GroupAsk {
+    /// The per-task grant before cores are picked.
+    tasks: Arc<BTreeMap<String, AllocatedTaskResources>>,
+    wants_cores: bool,
+    cpu: i64,
+    mem: i64,
+    disk: i64,
+}
+
+impl GroupAsk {
+    pub fn new(tg: &TaskGroup, oversubscribe: bool) -> Self {
+        let tasks = task_resources(tg, oversubscribe);
+        GroupAsk {
+            cpu: tasks.values().map(|t| t.cpu.cpu_shares).sum(),
+            mem: tasks.values().map(|t| t.memory.memory_mb).sum(),
+            tasks: Arc::new(tasks),
+            wants_cores: tg
+                .tasks
+                .iter()
+                .any(|t| t.resources.as_ref().is_some_and(|r| r.cores > 0)),
+            disk: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
+        }
+    }
+}
+
+/// A node as the plan leaves it: the allocs proposed there and what they hold. The stack
+/// keeps one per node across placements and drops it when the plan touches the node.
+pub struct NodeView {
+    proposed: Vec<Arc<Allocation>>,
+    usage: NodeUsage,
+    /// Ports held by allocs or reserved by the operator, built on first use.
+    used_ports: OnceCell<BTreeSet<i32>>,
+}
+
+impl NodeView {
+    pub fn new(proposed: Vec<Arc<Allocation>>) -> Self {
+        NodeView {
+            usage: NodeUsage::of(proposed.iter().map(|a| a.as_ref())),
+            proposed,
+            used_ports: OnceCell::new(),
+        }
+    }
+
+    fn used_ports(&self, node: &Node) -> &BTreeSet<i32> {
+        self.used_ports
+            .get_or_init(|| used_ports(node, &self.usage))
+    }
+}
+
 /// Fits and scores the group on a feasible node; `None` (recorded as exhausted) if it does
-/// not fit, even with preemption when `opts.preempt`. Scores are recorded into `meta` as
-/// Nomad names them; spread scores are added by the stack.
+/// not fit, even with preemption when `opts.preempt`. Returns the option and its
+/// `NodeScoreMeta` with the scores as Nomad names them; spread scores are added by the stack.
 pub fn rank(
     node: &Arc<Node>,
     job: &Job,
@@ -304,11 +420,36 @@ pub fn rank(
     rng: &mut StdRng,
     metric: &mut AllocMetric,
 ) -> Option<(RankedNode, NodeScoreMeta)> {
-    let proposed = ctx.proposed(&node.id);
-    let mut usage = NodeUsage::of(proposed.iter().map(|a| a.as_ref()));
+    let view = NodeView::new(ctx.proposed(&node.id));
+    let ask = GroupAsk::new(tg, opts.config.oversubscribe);
+    let ranked = rank_view(
+        node,
+        &view,
+        &ask,
+        (job, tg),
+        opts,
+        ctx.preemptions(),
+        rng,
+        metric,
+    )?;
+    let meta = ranked.score_meta();
+    Some((ranked, meta))
+}
 
+/// [`rank`] against a node view and a precomputed group ask.
+#[allow(clippy::too_many_arguments)]
+fn rank_view(
+    node: &Arc<Node>,
+    view: &NodeView,
+    ask: &GroupAsk,
+    (job, tg): (&Job, &TaskGroup),
+    opts: &SelectOptions,
+    preemptions: &preempt::PreemptionCounts,
+    rng: &mut StdRng,
+    metric: &mut AllocMetric,
+) -> Option<RankedNode> {
     let ports = match tg.networks.as_ref().and_then(|n| n.first()) {
-        Some(ask) => match assign_ports(node, ask, &used_ports(node, &usage), rng) {
+        Some(net) => match assign_ports(node, net, view.used_ports(node), rng) {
             Ok(offer) => Some(offer),
             Err(e) => {
                 exhaust_node(metric, node, &format!("network: {e}"));
@@ -318,15 +459,26 @@ pub fn rank(
         None => None,
     };
 
-    let mut tasks = task_resources(tg, opts.config.oversubscribe);
-    if let Err(dim) = grant_cores(node, tg, &proposed, &mut tasks) {
-        exhaust_node(metric, node, dim);
-        return None;
+    let mut tasks = ask.tasks.clone();
+    let (mut cpu, mut mem) = (ask.cpu, ask.mem);
+    if ask.wants_cores {
+        if let Err(dim) = grant_cores(node, tg, &view.proposed, &mut tasks) {
+            exhaust_node(metric, node, dim);
+            return None;
+        }
+        cpu = tasks.values().map(|t| t.cpu.cpu_shares).sum();
+        mem = tasks.values().map(|t| t.memory.memory_mb).sum();
     }
     let ask = Res {
-        cpu: tasks.values().map(|t| t.cpu.cpu_shares).sum::<i64>() as f64,
-        mem: tasks.values().map(|t| t.memory.memory_mb).sum::<i64>() as f64,
-        disk: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0) as f64,
+        cpu: cpu as f64,
+        mem: mem as f64,
+        disk: ask.disk as f64,
+    };
+    let mut usage = NodeUsage {
+        cpu: view.usage.cpu,
+        memory_mb: view.usage.memory_mb,
+        disk_mb: view.usage.disk_mb,
+        ports: BTreeSet::new(),
     };
     usage.cpu += ask.cpu as i64;
     usage.memory_mb += ask.mem as i64;
@@ -335,7 +487,7 @@ pub fn rank(
     if let Err(dim) = fits(node, &usage) {
         let victims = opts
             .preempt
-            .then(|| preempt::for_task_group(job, node, &proposed, &ask, ctx.preemptions()))
+            .then(|| preempt::for_task_group(job, node, &view.proposed, &ask, preemptions))
             .flatten();
         let Some(victims) = victims else {
             exhaust_node(metric, node, dim);
@@ -350,14 +502,13 @@ pub fn rank(
         preempted = victims;
     }
 
-    let mut meta = NodeScoreMeta {
-        node_id: node.id.clone(),
-        ..Default::default()
-    };
     let mut ranked = RankedNode {
         node: node.clone(),
         final_score: 0.0,
-        scores: Vec::with_capacity(4),
+        scores: [0.0; SCORE_SLOTS],
+        n_scores: 0,
+        named: [("", 0.0); SCORE_SLOTS],
+        n_named: 0,
         ports,
         tasks,
         preempted,
@@ -367,47 +518,139 @@ pub fn rank(
     } else {
         score_fit_binpack(node, &usage)
     };
-    ranked.add_score(&mut meta, "binpack", fit / BINPACK_MAX_FIT_SCORE);
+    ranked.add_score("binpack", fit / BINPACK_MAX_FIT_SCORE);
 
-    let collisions = proposed
+    let collisions = view
+        .proposed
         .iter()
         .filter(|a| a.job_id == job.id && a.namespace == job.namespace && a.task_group == tg.name)
         .count();
     if collisions > 0 && tg.count > 0 {
         let penalty = -((collisions + 1) as f64) / f64::from(tg.count);
-        ranked.add_score(&mut meta, "job-anti-affinity", penalty);
+        ranked.add_score("job-anti-affinity", penalty);
     } else {
-        meta.scores.insert("job-anti-affinity".into(), 0.0);
+        ranked.record("job-anti-affinity", 0.0);
     }
 
     if opts.penalty_nodes.contains(&node.id) {
-        ranked.add_score(&mut meta, "node-reschedule-penalty", -1.0);
+        ranked.add_score("node-reschedule-penalty", -1.0);
     } else {
-        meta.scores.insert("node-reschedule-penalty".into(), 0.0);
+        ranked.record("node-reschedule-penalty", 0.0);
     }
     // Only groups with affinities get an affinity term in the mean; the others record 0.
     if opts.affinities.is_empty() {
-        meta.scores.insert("node-affinity".into(), 0.0);
+        ranked.record("node-affinity", 0.0);
     } else {
         let score = affinity_score(&opts.affinities, node);
-        ranked.add_score(&mut meta, "node-affinity", score);
+        ranked.add_score("node-affinity", score);
     }
     if !ranked.preempted.is_empty() {
         let score = preemption_score(&ranked.preempted);
-        ranked.add_score(&mut meta, "preemption", score);
+        ranked.add_score("preemption", score);
     }
-    Some((ranked, meta))
+    Some(ranked)
+}
+
+/// Per node (by stack position), the outcome of [`static_feasible`] for one group.
+struct FeasibilityCache {
+    /// 0 = not checked yet, 1 = feasible, 2 + i = filtered for `reasons[i]`.
+    state: Vec<u32>,
+    reasons: Vec<String>,
+}
+
+impl FeasibilityCache {
+    fn new(nodes: usize) -> Self {
+        FeasibilityCache {
+            state: vec![0; nodes],
+            reasons: Vec::new(),
+        }
+    }
+
+    /// The cached outcome, checking the node the first time. A repeated check would record
+    /// nothing new in `elig` (each class keeps its first outcome), so skipping it is exact.
+    fn check(
+        &mut self,
+        pos: usize,
+        node: &Node,
+        job: &Job,
+        tg: &TaskGroup,
+        elig: &mut Eligibility,
+    ) -> Result<(), &str> {
+        if self.state[pos] == 0 {
+            self.state[pos] = match static_feasible(node, job, tg, elig) {
+                Ok(()) => 1,
+                Err(reason) => {
+                    let i = match self.reasons.iter().position(|r| *r == reason) {
+                        Some(i) => i,
+                        None => {
+                            self.reasons.push(reason);
+                            self.reasons.len() - 1
+                        }
+                    };
+                    2 + i as u32
+                }
+            };
+        }
+        match self.state[pos] {
+            1 => Ok(()),
+            s => Err(&self.reasons[(s - 2) as usize]),
+        }
+    }
+}
+
+/// The best few options' score metadata (Nomad's MaxRetainedNodeScores), in the order a
+/// stable sort by descending normalised score would leave them.
+#[derive(Default)]
+struct TopScores(Vec<RankedNode>);
+
+impl TopScores {
+    fn offer(&mut self, option: &RankedNode) {
+        let pos = self
+            .0
+            .iter()
+            .position(|t| t.final_score.total_cmp(&option.final_score) == Ordering::Less)
+            .unwrap_or(self.0.len());
+        if pos < MAX_RETAINED_NODE_SCORES {
+            // Only the node and the scores are kept.
+            let kept = RankedNode {
+                node: option.node.clone(),
+                ports: None,
+                tasks: option.tasks.clone(),
+                preempted: Vec::new(),
+                ..*option
+            };
+            self.0.insert(pos, kept);
+            self.0.truncate(MAX_RETAINED_NODE_SCORES);
+        }
+    }
 }
 
 /// The shuffled candidate nodes and the cursor that persists across placements, so successive
 /// placements start where the previous one stopped (Nomad's StaticIterator). Spread and
 /// distinct_property counts are kept per group across the group's placements.
+///
+/// Between placements only the nodes the plan touched change, so the stack also keeps, per
+/// node, its view (proposed allocs and usage, dropped when the plan's touched-node log names
+/// the node) and, per group, the node's static feasibility (fixed for the run).
 pub struct Stack {
     nodes: Vec<Arc<Node>>,
     offset: usize,
     limit: usize,
     spreads: HashMap<String, Option<SpreadScorer>>,
     distinct: HashMap<String, DistinctProperties>,
+    views: Vec<Option<NodeView>>,
+    /// Position in the plan's touched-node log up to which `views` are current.
+    touched_cursor: usize,
+    /// (hash of node ID, position), sorted, to find a touched node's position.
+    by_id: Vec<(u64, usize)>,
+    feasibility: HashMap<String, FeasibilityCache>,
+}
+
+/// 64-bit FNV-1a of a node ID (for the position index only).
+fn id_hash(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl Stack {
@@ -420,18 +663,52 @@ impl Stack {
             let log = (n as f64).log2().ceil() as usize;
             limit = limit.max(log);
         }
+        let mut by_id: Vec<(u64, usize)> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (id_hash(&n.id), i))
+            .collect();
+        by_id.sort_unstable();
         Stack {
+            views: (0..n).map(|_| None).collect(),
             nodes,
             offset: 0,
             limit,
             spreads: HashMap::new(),
             distinct: HashMap::new(),
+            touched_cursor: 0,
+            by_id,
+            feasibility: HashMap::new(),
         }
     }
 
     #[cfg(test)]
     pub fn limit(&self) -> usize {
         self.limit
+    }
+
+    /// Drops the views of the nodes the plan touched since the last call.
+    fn sync_views(&mut self, ctx: &PlanCtx<'_>) {
+        let (touched, next) = ctx.touched_since(self.touched_cursor);
+        for id in touched {
+            let h = id_hash(id);
+            let from = self.by_id.partition_point(|(k, _)| *k < h);
+            for &(k, pos) in &self.by_id[from..] {
+                if k != h {
+                    break;
+                }
+                if self.nodes[pos].id == *id {
+                    self.views[pos] = None;
+                }
+            }
+        }
+        self.touched_cursor = next;
+    }
+
+    /// The view of the node at `pos`, built from the plan on first use.
+    fn view(&mut self, pos: usize, ctx: &mut PlanCtx<'_>) -> &NodeView {
+        let id = &self.nodes[pos].id;
+        self.views[pos].get_or_insert_with(|| NodeView::new(ctx.proposed(id)))
     }
 
     /// Picks the best of the next `limit` ranked nodes, as Nomad's LimitIterator and
@@ -449,6 +726,7 @@ impl Stack {
         metric: &mut AllocMetric,
     ) -> Option<RankedNode> {
         let state = ctx.state();
+        self.sync_views(ctx);
         let mut spread = self
             .spreads
             .remove(&tg.name)
@@ -463,13 +741,17 @@ impl Stack {
         if !distinct.is_empty() {
             distinct.refresh(state, job, ctx);
         }
+        let mut feasibility = self
+            .feasibility
+            .remove(&tg.name)
+            .unwrap_or_else(|| FeasibilityCache::new(self.nodes.len()));
         let limit = if opts.affinities.is_empty() && spread.is_none() {
             self.limit
         } else {
             opts.config.node_limit.max(tg.count.max(0) as usize)
         };
 
-        let mut metas: Vec<NodeScoreMeta> = Vec::new();
+        let mut top = TopScores::default();
         let best = {
             let mut source = NodeSource {
                 stack: self,
@@ -477,18 +759,21 @@ impl Stack {
                 job,
                 tg,
                 opts,
+                ask: GroupAsk::new(tg, opts.config.oversubscribe),
+                distinct_hosts: DistinctHosts::of(job, tg),
+                host_volumes: !super::host_volumes::host_requests(tg).is_empty(),
                 spread: spread.as_mut(),
                 distinct: &distinct,
+                feasibility: &mut feasibility,
             };
-            limit_max(limit, || source.next(ctx, rng, elig, metric, &mut metas))
+            limit_max(limit, || source.next(ctx, rng, elig, metric, &mut top))
         };
         self.spreads.insert(tg.name.clone(), spread);
         self.distinct.insert(tg.name.clone(), distinct);
+        self.feasibility.insert(tg.name.clone(), feasibility);
 
-        metas.sort_by(|a, b| b.norm_score.total_cmp(&a.norm_score));
-        metas.truncate(MAX_RETAINED_NODE_SCORES);
-        if !metas.is_empty() {
-            metric.score_meta_data = Some(metas);
+        if !top.0.is_empty() {
+            metric.score_meta_data = Some(top.0.iter().map(RankedNode::score_meta).collect());
         }
         best
     }
@@ -501,8 +786,13 @@ struct NodeSource<'s, 'j> {
     job: &'j Job,
     tg: &'j TaskGroup,
     opts: &'j SelectOptions,
+    ask: GroupAsk,
+    distinct_hosts: DistinctHosts,
+    /// Whether the group asks for host volumes at all.
+    host_volumes: bool,
     spread: Option<&'s mut SpreadScorer>,
     distinct: &'s DistinctProperties,
+    feasibility: &'s mut FeasibilityCache,
 }
 
 impl NodeSource<'_, '_> {
@@ -512,40 +802,62 @@ impl NodeSource<'_, '_> {
         rng: &mut StdRng,
         elig: &mut Eligibility,
         metric: &mut AllocMetric,
-        metas: &mut Vec<NodeScoreMeta>,
+        top: &mut TopScores,
     ) -> Option<RankedNode> {
         let n = self.stack.nodes.len();
         while self.seen < n {
             if self.stack.offset >= n {
                 self.stack.offset = 0;
             }
-            let node = self.stack.nodes[self.stack.offset].clone();
+            let pos = self.stack.offset;
+            let node = self.stack.nodes[pos].clone();
             self.stack.offset += 1;
             self.seen += 1;
             metric.nodes_evaluated += 1;
-            if !feasible(&node, self.job, self.tg, ctx, metric, elig) {
+            if let Err(reason) = self.feasibility.check(pos, &node, self.job, self.tg, elig) {
+                filter_node(metric, &node, reason);
                 continue;
+            }
+            if self.distinct_hosts.wanted() {
+                let view = self.stack.view(pos, ctx);
+                if self
+                    .distinct_hosts
+                    .collides(self.job, self.tg, &view.proposed)
+                {
+                    filter_node(metric, &node, CONSTRAINT_DISTINCT_HOSTS);
+                    continue;
+                }
             }
             if let Err(reason) = self.distinct.check(&node) {
                 filter_node(metric, &node, &reason);
                 continue;
             }
-            if !super::host_volumes::feasible(&node, self.tg, &self.opts.alloc_name) {
+            if self.host_volumes
+                && !super::host_volumes::feasible(&node, self.tg, &self.opts.alloc_name)
+            {
                 filter_node(metric, &node, super::host_volumes::FILTER_HOST_VOLUMES);
                 continue;
             }
-            let Some((mut ranked, mut meta)) =
-                rank(&node, self.job, self.tg, self.opts, ctx, rng, metric)
-            else {
+            let view = self.stack.view(pos, ctx);
+            let Some(mut ranked) = rank_view(
+                &node,
+                view,
+                &self.ask,
+                (self.job, self.tg),
+                self.opts,
+                ctx.preemptions(),
+                rng,
+                metric,
+            ) else {
                 continue;
             };
             if let Some(spread) = self.spread.as_deref_mut() {
-                let score = spread.score(&node);
+                let score = spread.score_at(pos, &node);
                 if score != 0.0 {
-                    ranked.add_score(&mut meta, "allocation-spread", score);
+                    ranked.add_score("allocation-spread", score);
                 }
             }
-            metas.push(meta);
+            top.offer(&ranked);
             return Some(ranked);
         }
         None
@@ -583,3 +895,7 @@ fn limit_max(limit: usize, mut next: impl FnMut() -> Option<RankedNode>) -> Opti
     }
     best
 }
+
+#[cfg(test)]
+#[path = "stack_tests.rs"]
+mod tests;

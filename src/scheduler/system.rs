@@ -107,15 +107,15 @@ pub fn process_system_eval(
     let followup_evals =
         super::generic::preemption_evals(&preempted_jobs, ctx.seed.rotate_left(59) ^ salt, ctx.now);
 
+    let (stops, placed) = pctx.into_parts();
     let plan = Plan {
         eval_id: eval.id.clone(),
         eval_token: String::new(),
         priority: eval.priority,
         all_at_once: job.as_ref().map(|j| j.all_at_once).unwrap_or(false),
         job: job.clone(),
-        node_update: pctx.stops,
-        node_allocation: pctx
-            .placed
+        node_update: stops,
+        node_allocation: placed
             .into_iter()
             .map(|(node, allocs)| (node, allocs.into_iter().map(Arc::unwrap_or_clone).collect()))
             .collect(),
@@ -380,7 +380,7 @@ impl SystemRun<'_> {
                 .iter()
                 .map(|t| (t.name.clone(), t.lifecycle.clone()))
                 .collect(),
-            tasks: ranked.tasks,
+            tasks: Arc::unwrap_or_clone(ranked.tasks),
         };
         Allocation {
             id: seeded_uuid(ids),

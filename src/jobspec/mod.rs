@@ -142,7 +142,7 @@ pub enum JobspecError {
     VarFile {
         filename: String,
         what: &'static str,
-        diagnostic: Diagnostic,
+        diagnostic: Box<Diagnostic>,
     },
 }
 
@@ -168,7 +168,7 @@ impl JobspecError {
             decode::DecodeError::VarFile(diagnostic) => JobspecError::VarFile {
                 filename: filename.to_string(),
                 what,
-                diagnostic,
+                diagnostic: Box::new(diagnostic),
             },
         }
     }

@@ -86,6 +86,14 @@ pub(super) fn parse_var_files(vars: &Variables) -> Result<Vec<ParsedVarFile>, Di
     Ok(out)
 }
 
+/// One `name = value` of a var file: the name, its span, the evaluated value, the value's span.
+type VarFileEntry = (
+    String,
+    Option<Range<usize>>,
+    Result<Value, Diagnostic>,
+    Option<Range<usize>>,
+);
+
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -348,12 +356,7 @@ fn collect_files(
         return false;
     }
     for f in files {
-        let entries: Vec<(
-            String,
-            Option<Range<usize>>,
-            Result<Value, Diagnostic>,
-            Option<Range<usize>>,
-        )> = match &f.body {
+        let entries: Vec<VarFileEntry> = match &f.body {
             VarFileBody::Hcl(body) => {
                 let mut out = Vec::new();
                 for s in body.iter() {
@@ -363,7 +366,7 @@ fn collect_files(
                             out.push((a.key.value().to_string(), a.span(), v, a.value.span()));
                         }
                         Structure::Block(b) => dec.diags.push(f.map.diag(
-                            &format!("Unexpected \"{}\" block", b.ident.value().as_str()),
+                            format!("Unexpected \"{}\" block", b.ident.value().as_str()),
                             "Blocks are not allowed here.".to_string(),
                             b.ident.span(),
                         )),

@@ -112,12 +112,28 @@ pub fn registrations(
     region: &str,
     alloc_dir: &AllocDir,
 ) -> Vec<ServiceRegistration> {
+    let mut out = Vec::new();
+    visit_nomad_services(alloc, node, region, alloc_dir, |env, owner, svc| {
+        out.push(registration(alloc, node, env, owner, svc));
+    });
+    out
+}
+
+/// Calls `f` with each Nomad-provider service of the alloc's group (owner `group-<name>`,
+/// the first task's environment) and of its tasks (owner the task, its own environment).
+pub(crate) fn visit_nomad_services(
+    alloc: &Allocation,
+    node: &Node,
+    region: &str,
+    alloc_dir: &AllocDir,
+    mut f: impl FnMut(&TaskEnv, &str, &Value),
+) {
     let Some(group) = alloc
         .job
         .as_deref()
         .and_then(|j| j.lookup_task_group(&alloc.task_group))
     else {
-        return Vec::new();
+        return;
     };
     let env_for = |task: &Task| {
         TaskEnv::build(EnvInputs {
@@ -129,21 +145,19 @@ pub fn registrations(
             host_env: None,
         })
     };
-    let mut out = Vec::new();
     if let Some(first) = group.tasks.first() {
         let env = env_for(first);
         let owner = format!("group-{}", group.name);
         for svc in nomad_services(&group.services) {
-            out.push(registration(alloc, node, &env, &owner, svc));
+            f(&env, &owner, svc);
         }
     }
     for task in &group.tasks {
         let env = env_for(task);
         for svc in nomad_services(&task.services) {
-            out.push(registration(alloc, node, &env, &task.name, svc));
+            f(&env, &task.name, svc);
         }
     }
-    out
 }
 
 #[derive(Debug)]

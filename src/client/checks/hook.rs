@@ -14,11 +14,10 @@ use tokio_util::sync::CancellationToken;
 use super::checker::Checker;
 use super::restart::{restart_reason, Restarter};
 use super::spec::{targets_of_service, CheckTarget};
-use crate::api::{AllocCheckResults, Allocation, CheckQueryResult, Node, Task, CHECK_PENDING};
+use crate::api::{AllocCheckResults, Allocation, CheckQueryResult, Node, CHECK_PENDING};
 use crate::client::alloc_dir::AllocDir;
 use crate::client::control::{restart_signaled, TaskControl};
-use crate::client::services::nomad_services;
-use crate::client::taskenv::{EnvInputs, TaskEnv};
+use crate::client::services::visit_nomad_services;
 
 /// Check ID -> latest result, shared with the client's endpoints.
 pub type SharedResults = Arc<RwLock<AllocCheckResults>>;
@@ -49,36 +48,10 @@ pub struct ChecksHook {
 /// Every check of the alloc's Nomad-provider services (group ones interpolated with the
 /// first task's environment, as the service registrations are).
 pub fn targets(alloc: &Allocation, node: &Node, region: &str, dir: &AllocDir) -> Vec<CheckTarget> {
-    let Some(group) = alloc
-        .job
-        .as_deref()
-        .and_then(|j| j.lookup_task_group(&alloc.task_group))
-    else {
-        return Vec::new();
-    };
-    let env_for = |task: &Task| {
-        TaskEnv::build(EnvInputs {
-            alloc,
-            task,
-            node,
-            region,
-            alloc_dir: dir,
-            host_env: None,
-        })
-    };
     let mut out = Vec::new();
-    if let Some(first) = group.tasks.first() {
-        let env = env_for(first);
-        for svc in nomad_services(&group.services) {
-            out.extend(targets_of_service(alloc, node, &env, svc));
-        }
-    }
-    for task in &group.tasks {
-        let env = env_for(task);
-        for svc in nomad_services(&task.services) {
-            out.extend(targets_of_service(alloc, node, &env, svc));
-        }
-    }
+    visit_nomad_services(alloc, node, region, dir, |env, _owner, svc| {
+        out.extend(targets_of_service(alloc, node, env, svc));
+    });
     out
 }
 
@@ -243,6 +216,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::api::Task;
     use crate::api::{Job, TaskGroup};
 
     /// An alloc whose group service has one tcp check named `check` on `port`.

@@ -1,12 +1,24 @@
-//! Scheduler-only benchmark (the grid of Nomad's BenchmarkServiceScheduler): one eval for a
-//! service job of {50, 200, 1200} allocs over {500, 1k, 5k, 10k} nodes, against an in-memory
-//! state. Nodes have realistic attributes: 3 datacenters, 4 classes, drivers, resources.
-//! Each cell runs without and with a spread block (`${node.datacenter}`, targets 50/30/20 %,
-//! which makes the stack score max(100, count) nodes per placement, as Nomad's does).
-//! Prints `key: value` lines (`eval_ms_<allocs>x<nodes>`, `eval_ms_spread_<allocs>x<nodes>`),
-//! the headline `eval_ms_1200_allocs_10k_nodes` last. `QUICK=1` runs fewer repetitions.
-//! `SCHEDULER_BENCH_CELLS=1200x10000,spread_1200x10000` runs only the named cells (for
-//! profiling one cell); the headline is then printed only if its cell ran.
+//! Scheduler benchmark, in two parts.
+//!
+//! 1. Scheduler only (the grid of Nomad's BenchmarkServiceScheduler): one eval for a service
+//!    job of {50, 200, 1200} allocs over {500, 1k, 5k, 10k} nodes, against an in-memory
+//!    state. Nodes have realistic attributes: 3 datacenters, 4 classes, drivers, resources.
+//!    Each cell runs without and with a spread block (`${node.datacenter}`, targets
+//!    50/30/20 %, which makes the stack score max(100, count) nodes per placement, as Nomad's
+//!    does). Keys `eval_ms_<allocs>x<nodes>`, `eval_ms_spread_<allocs>x<nodes>`, then
+//!    `eval_ms_10k_nodes_1200_allocs`.
+//! 2. End to end (`common/e2e.rs`): the real server with raft on disk, 5,000 simulated nodes
+//!    and 1,000 service jobs x 100 allocs through the endpoints. Keys include `eval_p99_ms`,
+//!    `peak_rss_mb` and, last, `placements_per_sec`.
+//!
+//! `QUICK=1`: fewer grid repetitions, and the end-to-end run at
+//! 1,000 nodes x 200 jobs x 100 (20,000 placements); under a minute in all.
+//! `-- --nodes N --jobs N --count N` set the end-to-end scale.
+//! `SCHEDULER_BENCH_CELLS=1200x10000,spread_1200x10000` runs only the named grid cells (for
+//! profiling one cell), and the end-to-end run only if `e2e` is named.
+
+#[path = "common/e2e.rs"]
+mod e2e;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -206,6 +218,10 @@ fn main() {
         }
     }
     if let Some(ms) = headline {
-        println!("eval_ms_1200_allocs_10k_nodes: {ms:.2}");
+        println!("eval_ms_10k_nodes_1200_allocs: {ms:.2}");
+    }
+    if wanted("e2e") {
+        let default = if quick { e2e::QUICK } else { e2e::DEFAULT };
+        e2e::run_and_print(e2e::scale_from_args(default), 600);
     }
 }

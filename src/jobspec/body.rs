@@ -74,6 +74,13 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// A decoder with the same evaluation context and no diagnostics of its own, for
+    /// decoding part of a job on another thread (not while recording presence, which is
+    /// keyed by the bodies this decoder saw).
+    pub fn fork(&self) -> Decoder<'a> {
+        Decoder::new(self.ctx.clone())
+    }
+
     pub fn push(&mut self, summary: &str, detail: String, span: Option<Range<usize>>) {
         let d = self.ctx.map.diag(summary, detail, span);
         self.diags.push(d);

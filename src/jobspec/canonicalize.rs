@@ -54,12 +54,16 @@ pub fn canonicalize(job: &mut Job) {
         }
         None => None,
     };
-    for tg in &mut job.task_groups {
+    let service_job = services::service_context(job);
+    let (namespace, job_id) = (job.namespace.clone(), job.id.clone());
+    let group = |tg: &mut TaskGroup| {
         canonicalize_group(tg, &job_type, job_update.as_ref());
-    }
-    services::canonicalize_services(job);
-    canonicalize_blocks::canonicalize_blocks(job);
-    set_scaling_targets(job);
+        services::canonicalize_group_services(tg, &service_job);
+        canonicalize_blocks::canonicalize_group_blocks(tg);
+        set_scaling_target(tg, &namespace, &job_id);
+    };
+    each_group(&mut job.task_groups, group);
+    canonicalize_blocks::canonicalize_job_blocks(job);
     // The update strategy now lives in the groups; the job keeps only stagger and
     // max_parallel (and is all zero when updates are off), as ApiJobToStructJob does.
     job.update = Some(match job_update {
@@ -72,20 +76,39 @@ pub fn canonicalize(job: &mut Job) {
     });
 }
 
+/// Jobs with at least this many groups have them canonicalized on two threads.
+const PARALLEL_GROUPS: usize = 32;
+
+/// Runs `f` on every group; a group's defaults depend only on it and the job-level values
+/// `f` captured, so a large job's second half is done on another thread.
+fn each_group(groups: &mut [TaskGroup], f: impl Fn(&mut TaskGroup) + Sync) {
+    if groups.len() < PARALLEL_GROUPS {
+        groups.iter_mut().for_each(&f);
+        return;
+    }
+    let mid = groups.len() / 2;
+    let (first, second) = groups.split_at_mut(mid);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(|| second.iter_mut().for_each(&f));
+        first.iter_mut().for_each(&f);
+        if let Err(panic) = handle.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
 /// structs.ScalingPolicy.Canonicalize: a group's scaling policy targets that group of this
 /// job, so the stored job says which namespace, job and group it scales.
-fn set_scaling_targets(job: &mut Job) {
-    for tg in &mut job.task_groups {
-        if let Some(serde_json::Value::Object(policy)) = &mut tg.scaling {
-            policy.insert(
-                "Target".to_string(),
-                serde_json::json!({
-                    "Namespace": job.namespace,
-                    "Job": job.id,
-                    "Group": tg.name,
-                }),
-            );
-        }
+fn set_scaling_target(tg: &mut TaskGroup, namespace: &str, job_id: &str) {
+    if let Some(serde_json::Value::Object(policy)) = &mut tg.scaling {
+        policy.insert(
+            "Target".to_string(),
+            serde_json::json!({
+                "Namespace": namespace,
+                "Job": job_id,
+                "Group": tg.name,
+            }),
+        );
     }
 }
 

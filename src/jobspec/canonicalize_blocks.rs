@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::api::{
     Affinity, Consul, DisconnectStrategy, Job, JobUiConfig, Multiregion, PeriodicConfig,
-    RequestedDevice, ScalingPolicy, Secret, Spread, TaskArtifact, TaskCsiPluginConfig, Template,
-    Vault, VolumeMount, WorkloadIdentity, SCALING_POLICY_TYPE_HORIZONTAL, SECOND,
+    RequestedDevice, ScalingPolicy, Secret, Spread, TaskArtifact, TaskCsiPluginConfig, TaskGroup,
+    Template, Vault, VolumeMount, WorkloadIdentity, SCALING_POLICY_TYPE_HORIZONTAL, SECOND,
 };
 
 use super::blocks::to_json;
@@ -224,34 +224,36 @@ fn device(d: &mut RequestedDevice) {
     d.affinities.iter_mut().flatten().for_each(affinity);
 }
 
-/// The api Canonicalize defaults of these blocks across the whole job.
-pub fn canonicalize_blocks(job: &mut Job) {
+/// The api Canonicalize defaults of the job's own typed blocks (groups: `canonicalize_group_blocks`).
+pub fn canonicalize_job_blocks(job: &mut Job) {
     each(&mut job.affinities, affinity);
     each(&mut job.spreads, spread);
     with_typed(&mut job.periodic, periodic);
     with_typed(&mut job.multiregion, multiregion);
     with_typed(&mut job.ui, ui);
-    for tg in &mut job.task_groups {
-        let count = i64::from(tg.count);
-        with_typed(&mut tg.scaling, |p| scaling(p, count));
-        with_typed(&mut tg.consul, consul);
-        each(&mut tg.affinities, affinity);
-        each(&mut tg.spreads, spread);
-        with_typed(&mut tg.disconnect, disconnect);
-        for t in &mut tg.tasks {
-            each(&mut t.affinities, affinity);
-            each(&mut t.templates, template);
-            each(&mut t.artifacts, artifact);
-            each(&mut t.volume_mounts, volume_mount);
-            if let Some(r) = &mut t.resources {
-                each(&mut r.devices, device);
-            }
-            with_typed(&mut t.vault, vault);
-            with_typed(&mut t.consul, consul);
-            with_typed(&mut t.csi_plugin_config, csi_plugin);
-            each(&mut t.secrets, secret);
-            with_typed(&mut t.identity, identity);
-            each(&mut t.identities, identity);
+}
+
+/// The typed blocks of one group and its tasks.
+pub fn canonicalize_group_blocks(tg: &mut TaskGroup) {
+    let count = i64::from(tg.count);
+    with_typed(&mut tg.scaling, |p| scaling(p, count));
+    with_typed(&mut tg.consul, consul);
+    each(&mut tg.affinities, affinity);
+    each(&mut tg.spreads, spread);
+    with_typed(&mut tg.disconnect, disconnect);
+    for t in &mut tg.tasks {
+        each(&mut t.affinities, affinity);
+        each(&mut t.templates, template);
+        each(&mut t.artifacts, artifact);
+        each(&mut t.volume_mounts, volume_mount);
+        if let Some(r) = &mut t.resources {
+            each(&mut r.devices, device);
         }
+        with_typed(&mut t.vault, vault);
+        with_typed(&mut t.consul, consul);
+        with_typed(&mut t.csi_plugin_config, csi_plugin);
+        each(&mut t.secrets, secret);
+        with_typed(&mut t.identity, identity);
+        each(&mut t.identities, identity);
     }
 }

@@ -101,6 +101,7 @@ pub fn decode_recording(
         }
     };
     if dec.diags.is_empty() {
+        super::parallel::drop_in_background(body, src.len());
         Ok((job, dec.presence))
     } else {
         Err(DecodeError::Diags(sorted(
@@ -269,11 +270,39 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
         tg.tasks.push(task);
         job.task_groups.push(tg);
     }
-    for g in c.blocks("group") {
-        let tg = decode_group(dec, g, &policies);
-        job.task_groups.push(tg);
-    }
+    let groups = c.blocks("group");
+    job.task_groups
+        .extend(decode_groups(dec, &groups, &policies));
     job
+}
+
+/// Jobs with at least this many groups have them decoded on two threads.
+const PARALLEL_GROUPS: usize = 32;
+
+/// The groups in order. A group's decode reads only the job-level context, so a large job's
+/// second half is decoded on another thread with a fork of the decoder; its diagnostics
+/// follow the first half's, as they would in one pass (they are sorted by position later).
+fn decode_groups(dec: &mut Decoder, groups: &[&Block], jp: &JobPolicies) -> Vec<TaskGroup> {
+    if groups.len() < PARALLEL_GROUPS || dec.presence.is_recording() {
+        return groups.iter().map(|g| decode_group(dec, g, jp)).collect();
+    }
+    let (first, second) = groups.split_at(groups.len() / 2);
+    let mut other = dec.fork();
+    let (mut out, rest) = std::thread::scope(|scope| {
+        let handle = scope.spawn(move || {
+            let tgs: Vec<TaskGroup> = second
+                .iter()
+                .map(|g| decode_group(&mut other, g, jp))
+                .collect();
+            (tgs, other.diags)
+        });
+        let out: Vec<TaskGroup> = first.iter().map(|g| decode_group(dec, g, jp)).collect();
+        (out, handle.join())
+    });
+    let (tgs, diags) = rest.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    out.extend(tgs);
+    dec.diags.extend(diags);
+    out
 }
 
 /// The job-level reschedule/migrate blocks as decoded: `api::Job` has them only merged

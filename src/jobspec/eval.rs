@@ -18,6 +18,7 @@ use serde_json::{Map, Number, Value};
 use super::diag::{Diagnostic, SourceMap};
 
 /// What expressions may refer to at job-parse time.
+#[derive(Clone)]
 pub struct EvalContext<'a> {
     pub map: &'a SourceMap,
     pub vars: Map<String, Value>,

@@ -22,47 +22,53 @@ pub fn parse_body(src: &str) -> Result<Body, hcl_edit::parser::Error> {
     hcl_edit::parser::parse_body(src)
 }
 
-fn blank(src: &str, keep: std::ops::Range<usize>) -> String {
-    let out: Vec<u8> = src.as_bytes()[..keep.end]
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            if keep.contains(&i) || c == b'\n' {
-                c
-            } else {
-                b' '
-            }
-        })
-        .collect();
-    // Cuts fall on ASCII bytes, so whole UTF-8 sequences are kept or replaced.
-    String::from_utf8(out).unwrap_or_default()
+/// A space for every byte but newlines (so lines, and with them positions, stay put).
+/// Frees the syntax tree of a large job file on another thread: dropping it is about a tenth
+/// of the parse, and nothing needs to wait for it.
+pub fn drop_in_background(body: Body, src_len: usize) {
+    if src_len >= MIN_PARALLEL_BYTES {
+        // Should no thread be available, the body is dropped here with the closure.
+        let _ = std::thread::Builder::new().spawn(move || drop(body));
+    }
 }
+
+fn blanked(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    bytes.iter().map(|&c| if c == b'\n' { c } else { b' ' })
+}
+
+/// `src` up to `keep.end` with everything before `keep` blanked.
+fn blank(src: &str, keep: std::ops::Range<usize>) -> Option<String> {
+    let b = src.as_bytes();
+    let mut out = Vec::with_capacity(keep.end);
+    out.extend(blanked(&b[..keep.start]));
+    out.extend_from_slice(&b[keep]);
+    // Cuts fall on ASCII bytes, so whole UTF-8 sequences are kept or replaced.
+    String::from_utf8(out).ok()
+}
+
 fn parse_split(src: &str) -> Option<Body> {
     let cut = find_cut(src)?;
-    let skeleton_text: String = {
-        let v: Vec<u8> = src
-            .bytes()
-            .enumerate()
-            .map(|(i, c)| {
-                if cut.body.contains(&i) && c != b'\n' {
-                    b' '
-                } else {
-                    c
-                }
-            })
-            .collect();
-        String::from_utf8(v).ok()?
-    };
-    let first = blank(src, cut.body.start..cut.at);
-    let second = blank(src, cut.at..cut.body.end);
     let (skeleton, a, b) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| hcl_edit::parser::parse_body(&second));
-        let skeleton = hcl_edit::parser::parse_body(&skeleton_text);
-        let a = hcl_edit::parser::parse_body(&first);
-        let b = other.join().ok();
+        let other = scope.spawn(|| {
+            let second = blank(src, cut.at..cut.body.end)?;
+            hcl_edit::parser::parse_body(&second).ok()
+        });
+        let skeleton = {
+            let b = src.as_bytes();
+            let mut v = Vec::with_capacity(b.len());
+            v.extend_from_slice(&b[..cut.body.start]);
+            v.extend(blanked(&b[cut.body.clone()]));
+            v.extend_from_slice(&b[cut.body.end..]);
+            String::from_utf8(v)
+                .ok()
+                .and_then(|text| hcl_edit::parser::parse_body(&text).ok())
+        };
+        let a = blank(src, cut.body.start..cut.at)
+            .and_then(|first| hcl_edit::parser::parse_body(&first).ok());
+        let b = other.join().ok().flatten();
         (skeleton, a, b)
     });
-    let (mut skeleton, a, b) = (skeleton.ok()?, a.ok()?, b?.ok()?);
+    let (mut skeleton, a, b) = (skeleton?, a?, b?);
     let index = (0..skeleton.len()).find(
         |&i| matches!(skeleton.get(i), Some(Structure::Block(b)) if b.ident.as_str() == "job"),
     )?;

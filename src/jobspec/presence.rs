@@ -37,6 +37,10 @@ impl Presence {
         }
     }
 
+    pub fn is_recording(&self) -> bool {
+        self.enabled
+    }
+
     /// Records what `body` holds: its attributes, and its blocks (which become bodies with
     /// paths of their own).
     pub(super) fn record<'b>(

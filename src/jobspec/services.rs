@@ -283,27 +283,30 @@ fn services(v: &Option<Value>) -> impl Iterator<Item = &Map<String, Value>> {
 /// `${attr.nomad.service_discovery} = true` (and `${attr.nomad.version}` semver >= 1.4.0 when
 /// they have checks); consul ones `${attr.consul.version}` semver >= 1.8.0 unless the group or
 /// task already constrains that attribute.
-pub fn canonicalize_services(job: &mut Job) {
-    // Services read only the job's name and namespace; cloning the whole job for them was
-    // a tenth of the parse benchmark (BENCHMARKS.md).
-    let snapshot = Job {
+/// The job fields services read (its name and namespace), for `canonicalize_group_services`;
+/// copying the whole job for them was a tenth of the parse benchmark (BENCHMARKS.md).
+pub fn service_context(job: &Job) -> Job {
+    Job {
         name: job.name.clone(),
         namespace: job.namespace.clone(),
         ..Job::default()
-    };
-    for tg in &mut job.task_groups {
-        for s in services_mut(&mut tg.services) {
-            canonicalize_service(s, &snapshot, &tg.name, None);
-        }
-        let group_name = tg.name.clone();
-        for t in &mut tg.tasks {
-            let task_name = t.name.clone();
-            for s in services_mut(&mut t.services) {
-                canonicalize_service(s, &snapshot, &group_name, Some(&task_name));
-            }
-        }
-        implied_constraints(tg);
     }
+}
+
+/// One group's services (its own and its tasks') and the constraints they imply; `job` is
+/// the `service_context` of the group's job.
+pub fn canonicalize_group_services(tg: &mut TaskGroup, job: &Job) {
+    for s in services_mut(&mut tg.services) {
+        canonicalize_service(s, job, &tg.name, None);
+    }
+    let group_name = tg.name.clone();
+    for t in &mut tg.tasks {
+        let task_name = t.name.clone();
+        for s in services_mut(&mut t.services) {
+            canonicalize_service(s, job, &group_name, Some(&task_name));
+        }
+    }
+    implied_constraints(tg);
 }
 
 fn constraint(l: &str, op: &str, r: &str) -> Constraint {

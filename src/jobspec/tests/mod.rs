@@ -114,6 +114,7 @@ mod corpus;
 mod defaults;
 mod dynamic;
 mod format;
+mod large;
 mod parse;
 mod task_kind;
 mod validation;

@@ -20,7 +20,7 @@
 #[path = "common/e2e.rs"]
 mod e2e;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -58,44 +58,9 @@ impl StateView for BenchState {
 }
 
 fn node(i: usize) -> Node {
-    let class = ["small", "medium", "large", "gpu"][i % 4];
-    let dc = ["dc1", "dc2", "dc3"][i % 3];
     Node {
-        id: format!("{:08x}-0000-4000-8000-{:012x}", i, i),
-        name: format!("node-{i}"),
-        datacenter: dc.to_string(),
-        node_pool: DEFAULT_NODE_POOL.to_string(),
-        node_class: class.to_string(),
-        computed_class: format!("v1:{class}-{dc}"),
-        status: NODE_STATUS_READY.to_string(),
         scheduling_eligibility: NODE_ELIGIBLE.to_string(),
-        attributes: BTreeMap::from([
-            ("kernel.name".to_string(), "linux".to_string()),
-            ("arch".to_string(), "amd64".to_string()),
-            ("cpu.numcores".to_string(), "8".to_string()),
-            ("nomad.version".to_string(), "1.9.3".to_string()),
-            ("os.name".to_string(), "ubuntu".to_string()),
-            ("unique.hostname".to_string(), format!("host-{i}")),
-        ]),
-        drivers: BTreeMap::from([(
-            "mock_driver".to_string(),
-            DriverInfo {
-                detected: true,
-                healthy: true,
-                ..Default::default()
-            },
-        )]),
-        node_resources: NodeResources {
-            cpu: NodeCpuResources {
-                cpu_shares: 16_000,
-                total_cpu_cores: 8,
-                ..Default::default()
-            },
-            memory: NodeMemoryResources { memory_mb: 32_768 },
-            disk: NodeDiskResources { disk_mb: 100_000 },
-            ..Default::default()
-        },
-        ..Default::default()
+        ..e2e::sim_node(i)
     }
 }
 
@@ -103,32 +68,8 @@ fn job(count: i32) -> Job {
     Job {
         id: "bench".to_string(),
         name: "bench".to_string(),
-        namespace: "default".to_string(),
-        r#type: JOB_TYPE_SERVICE.to_string(),
-        priority: 50,
-        datacenters: Some(vec!["dc1".into(), "dc2".into(), "dc3".into()]),
         job_modify_index: 10,
-        constraints: Some(vec![Constraint {
-            l_target: "${attr.kernel.name}".into(),
-            operand: "=".into(),
-            r_target: "linux".into(),
-        }]),
-        task_groups: vec![TaskGroup {
-            name: "g".to_string(),
-            count,
-            tasks: vec![Task {
-                name: "t".to_string(),
-                driver: "mock_driver".to_string(),
-                resources: Some(Resources {
-                    cpu: 100,
-                    memory_mb: 64,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
+        ..e2e::service_job(0, count)
     }
 }
 

@@ -17,7 +17,8 @@ use nomad::api::*;
 use nomad::server::endpoints::{job, node};
 use nomad::server::{Server, ServerConfig};
 
-fn sim_node(i: usize) -> Node {
+/// Simulated node `i`: 3 datacenters, 4 classes, the mock driver's resource shape.
+pub fn sim_node(i: usize) -> Node {
     let class = ["small", "medium", "large", "gpu"][i % 4];
     let dc = ["dc1", "dc2", "dc3"][i % 3];
     Node {
@@ -73,7 +74,8 @@ fn sim_node(i: usize) -> Node {
     }
 }
 
-fn service_job(i: usize, count: i32) -> Job {
+/// Service job `i` of `count` allocs.
+pub fn service_job(i: usize, count: i32) -> Job {
     Job {
         id: format!("c1m-{i:05}"),
         name: format!("c1m-{i:05}"),

@@ -13,13 +13,6 @@ pub mod jobspec;
 pub mod scheduler;
 pub mod server;
 
-/// mimalloc for every binary built on this crate (the agent, the CLI, the per-task
-/// supervisor, tests and benchmarks): the jobspec parse and the scheduler allocate many
-/// small short-lived values, where glibc's malloc was a quarter of the parse benchmark
-/// (BENCHMARKS.md, "jobspec").
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The version of this build (`nomad version`, `/v1/agent/self`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

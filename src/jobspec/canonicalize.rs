@@ -76,13 +76,10 @@ pub fn canonicalize(job: &mut Job) {
     });
 }
 
-/// Jobs with at least this many groups have them canonicalized on two threads.
-const PARALLEL_GROUPS: usize = 32;
-
 /// Runs `f` on every group; a group's defaults depend only on it and the job-level values
 /// `f` captured, so a large job's second half is done on another thread.
 fn each_group(groups: &mut [TaskGroup], f: impl Fn(&mut TaskGroup) + Sync) {
-    if groups.len() < PARALLEL_GROUPS {
+    if groups.len() < super::parallel::MIN_PARALLEL_GROUPS {
         groups.iter_mut().for_each(&f);
         return;
     }

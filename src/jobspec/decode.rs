@@ -276,14 +276,11 @@ fn decode_job(dec: &mut Decoder, b: &Block) -> Job {
     job
 }
 
-/// Jobs with at least this many groups have them decoded on two threads.
-const PARALLEL_GROUPS: usize = 32;
-
 /// The groups in order. A group's decode reads only the job-level context, so a large job's
 /// second half is decoded on another thread with a fork of the decoder; its diagnostics
 /// follow the first half's, as they would in one pass (they are sorted by position later).
 fn decode_groups(dec: &mut Decoder, groups: &[&Block], jp: &JobPolicies) -> Vec<TaskGroup> {
-    if groups.len() < PARALLEL_GROUPS || dec.presence.is_recording() {
+    if groups.len() < super::parallel::MIN_PARALLEL_GROUPS || dec.presence.is_recording() {
         return groups.iter().map(|g| decode_group(dec, g, jp)).collect();
     }
     let (first, second) = groups.split_at(groups.len() / 2);

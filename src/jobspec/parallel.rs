@@ -9,6 +9,9 @@
 
 use hcl_edit::structure::{Body, Structure};
 
+/// Jobs with at least this many groups have them decoded and canonicalized on two threads.
+pub const MIN_PARALLEL_GROUPS: usize = 32;
+
 /// Files smaller than this are parsed on one thread: the copies cost more than they save.
 const MIN_PARALLEL_BYTES: usize = 256 * 1024;
 
@@ -22,7 +25,6 @@ pub fn parse_body(src: &str) -> Result<Body, hcl_edit::parser::Error> {
     hcl_edit::parser::parse_body(src)
 }
 
-/// A space for every byte but newlines (so lines, and with them positions, stay put).
 /// Frees the syntax tree of a large job file on another thread: dropping it is about a tenth
 /// of the parse, and nothing needs to wait for it.
 pub fn drop_in_background(body: Body, src_len: usize) {
@@ -32,6 +34,7 @@ pub fn drop_in_background(body: Body, src_len: usize) {
     }
 }
 
+/// A space for every byte but newlines (so lines, and with them positions, stay put).
 fn blanked(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
     bytes.iter().map(|&c| if c == b'\n' { c } else { b' ' })
 }

@@ -278,11 +278,6 @@ fn services(v: &Option<Value>) -> impl Iterator<Item = &Map<String, Value>> {
         .filter_map(Value::as_object)
 }
 
-/// Service defaults for every group and task of a job, then the constraints Nomad implies
-/// from them (jobImpliedConstraints): nomad-provider services need
-/// `${attr.nomad.service_discovery} = true` (and `${attr.nomad.version}` semver >= 1.4.0 when
-/// they have checks); consul ones `${attr.consul.version}` semver >= 1.8.0 unless the group or
-/// task already constrains that attribute.
 /// The job fields services read (its name and namespace), for `canonicalize_group_services`;
 /// copying the whole job for them was a tenth of the parse benchmark (BENCHMARKS.md).
 pub fn service_context(job: &Job) -> Job {
@@ -293,8 +288,12 @@ pub fn service_context(job: &Job) -> Job {
     }
 }
 
-/// One group's services (its own and its tasks') and the constraints they imply; `job` is
-/// the `service_context` of the group's job.
+/// Service defaults for one group and its tasks (`job` is the `service_context` of the
+/// group's job), then the constraints Nomad implies from them (jobImpliedConstraints):
+/// nomad-provider services need
+/// `${attr.nomad.service_discovery} = true` (and `${attr.nomad.version}` semver >= 1.4.0 when
+/// they have checks); consul ones `${attr.consul.version}` semver >= 1.8.0 unless the group or
+/// task already constrains that attribute.
 pub fn canonicalize_group_services(tg: &mut TaskGroup, job: &Job) {
     for s in services_mut(&mut tg.services) {
         canonicalize_service(s, job, &tg.name, None);

@@ -242,6 +242,9 @@ async fn supervisor_rss(root: &Path) -> u64 {
     })
     .await;
     let pid = handle.driver_state["supervisor_pid"].as_i64().unwrap_or(0) as i32;
+    // The steady state of a running task: the supervisor drops what serving the driver's
+    // `wait` request faulted in a second after it (executor::supervisor::TRIM_DELAY).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let rss = rss_kb(pid);
     let _ = driver.stop(&handle, "SIGKILL", Duration::ZERO).await;
     let _ = driver.wait(&handle).await;

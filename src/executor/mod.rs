@@ -141,7 +141,7 @@ pub fn main() -> i32 {
     if let Err(e) = &signals {
         eprintln!("executor: no signal handling: {e}");
     }
-    sup.run(signals.as_ref().ok());
+    sup.keep_trimmed().run(signals.as_ref().ok());
     0
 }
 

@@ -25,6 +25,9 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
 const READ_BUF: usize = 16 * 1024;
 /// A request line longer than this is a protocol error.
 const MAX_REQUEST: usize = 4096;
+/// Control requests fault in code the idle loop does not use; the pages are dropped again
+/// this long after a request, and at most this often.
+const TRIM_DELAY: Duration = Duration::from_secs(1);
 
 /// One output stream of the task and where it goes.
 struct Output {
@@ -55,6 +58,12 @@ pub struct Supervisor {
     drain_until: Option<Instant>,
     log_error: Option<String>,
     final_record: Option<ExitRecord>,
+    /// Whether control requests are followed by a trim of the resident set (the re-executed
+    /// binary only; see `keep_trimmed`).
+    trim: bool,
+    /// When the pages faulted in by the last requests are dropped.
+    trim_at: Option<Instant>,
+    last_trim: Option<Instant>,
 }
 
 fn now_nanos() -> i64 {
@@ -223,7 +232,18 @@ impl Supervisor {
             drain_until: None,
             log_error: None,
             final_record: None,
+            trim: false,
+            trim_at: None,
+            last_trim: None,
         })
+    }
+
+    /// Drops the pages a control request faulted in once it is served (see `trim.rs`), so
+    /// an idle supervisor stays small after the agent attached, stopped or signalled it.
+    pub fn keep_trimmed(mut self) -> Supervisor {
+        self.trim = true;
+        self.last_trim = Some(Instant::now());
+        self
     }
 
     pub fn pid(&self) -> i32 {
@@ -250,7 +270,10 @@ impl Supervisor {
     }
 
     fn timeout_ms(&self) -> i32 {
-        let next = [self.kill_at, self.drain_until].into_iter().flatten().min();
+        let next = [self.kill_at, self.drain_until, self.trim_at]
+            .into_iter()
+            .flatten()
+            .min();
         match next {
             None => -1,
             Some(t) => t
@@ -376,6 +399,11 @@ impl Supervisor {
             self.kill_at = None;
             kill_group(self.pid, libc::SIGKILL);
         }
+        if self.trim_at.is_some_and(|t| t <= now) {
+            self.trim_at = None;
+            self.last_trim = Some(now);
+            super::trim::drop_startup_pages();
+        }
     }
 
     fn maybe_finish(&mut self) {
@@ -489,6 +517,7 @@ impl Supervisor {
                 if !self.handle(i, &line) {
                     dead.push(i);
                 }
+                self.schedule_trim();
             }
         }
         dead.sort_unstable();
@@ -496,6 +525,15 @@ impl Supervisor {
         for i in dead.into_iter().rev() {
             self.conns.swap_remove(i);
         }
+    }
+
+    fn schedule_trim(&mut self) {
+        if !self.trim || self.trim_at.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        let earliest = self.last_trim.map_or(now, |t| t + TRIM_DELAY);
+        self.trim_at = Some(earliest.max(now + TRIM_DELAY));
     }
 
     /// Handles one request line; false drops the connection.

@@ -2,7 +2,9 @@
 //! binary re-executed: starting it faults in code and read-only data (and the kernel maps
 //! 64 KB around every fault) that the poll loop never touches again. Once the task runs,
 //! the page-table entries of clean, read-only file mappings are dropped (the pages stay in
-//! the page cache, shared with the agent); the loop faults back in what it uses. Writable mappings and read-only ones holding
+//! the page cache, shared with the agent); the loop faults back in what it uses. The same
+//! happens a second after a control request is served (`Supervisor::keep_trimmed`), as
+//! decoding and answering one faults in as much code again as the idle loop needs. Writable mappings and read-only ones holding
 //! private copies (RELRO data the loader relocated) are left alone: dropping those would
 //! lose their contents.
 
@@ -71,6 +73,6 @@ pub fn drop_startup_pages() {
         release(&last);
     }
     drop(smaps);
-    // SAFETY: returns freed heap memory to the kernel; no other thread exists.
+    // SAFETY: returns freed heap memory to the kernel; malloc_trim takes the arena locks.
     unsafe { libc::malloc_trim(0) };
 }

@@ -83,7 +83,7 @@ impl World {
             job: Some(job.clone()),
             stopped: vec![],
             placed: vec![a.clone()],
-            eval: None,
+            evals: vec![],
             time: at,
             deployment: None,
             deployment_updates: vec![],
@@ -290,7 +290,7 @@ fn terminal_deployments_go_and_active_ones_stay() {
             job: Some(job.clone()),
             stopped: vec![],
             placed: vec![],
-            eval: None,
+            evals: vec![],
             time: NOW - 5 * HOUR,
             deployment: Some(Deployment {
                 id: id.into(),

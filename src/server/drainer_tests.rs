@@ -106,7 +106,7 @@ fn store(nodes: Vec<Node>, jobs: Vec<Job>, allocs: Vec<Allocation>) -> StateStor
         job: None,
         stopped: Vec::new(),
         placed: allocs,
-        eval: None,
+        evals: vec![],
         time: 0,
         deployment: None,
         deployment_updates: Vec::new(),

@@ -97,7 +97,7 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
         Command::ApplyPlan {
             stopped,
             placed,
-            eval,
+            evals,
             deployment,
             deployment_updates,
             ..
@@ -105,7 +105,7 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
             for a in stopped.iter().chain(placed) {
                 t.alloc_id(after, &a.id);
             }
-            eval.iter().for_each(|e| t.eval(e));
+            evals.iter().for_each(|e| t.eval(e));
             t.deployments
                 .extend(deployment.iter().map(|d| d.id.clone()));
             t.deployments

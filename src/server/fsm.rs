@@ -56,7 +56,9 @@ pub enum Command {
         job: Option<Arc<Job>>,
         stopped: Vec<Allocation>,
         placed: Vec<Allocation>,
-        eval: Option<Evaluation>,
+        /// Eval updates committed with the plan: the outcome of the eval that made it.
+        #[serde(default)]
+        evals: Vec<Evaluation>,
         time: i64,
         /// The deployment the plan creates or updates.
         #[serde(default)]
@@ -286,7 +288,7 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             job,
             stopped,
             placed,
-            eval,
+            evals,
             time,
             deployment,
             deployment_updates,
@@ -307,12 +309,11 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 a.modify_time = *time;
                 s.upsert_alloc(index, a, job.as_ref());
             }
-            let evals: Vec<_> = eval.iter().cloned().collect();
-            for e in &evals {
+            for e in evals {
                 s.upsert_eval(index, e.clone());
             }
             let all: Vec<_> = stopped.iter().chain(placed.iter()).cloned().collect();
-            for k in StateSnapshot::keys_of(&all, &evals) {
+            for k in StateSnapshot::keys_of(&all, evals) {
                 s.refresh_job(index, &k);
                 s.recount_deployments(index, &k, *time);
             }

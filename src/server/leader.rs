@@ -24,13 +24,13 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         Command::NodeUpdateStatus { evals, .. }
         | Command::AllocClientUpdate { evals, .. }
         | Command::EvalUpsert { evals }
+        | Command::ApplyPlan { evals, .. }
         | Command::NodeUpdateDrain { evals, .. }
         | Command::NodeUpdateEligibility { evals, .. }
         | Command::AllocUpdateDesiredTransition { evals, .. } => {
             evals.iter().map(|e| e.id.as_str()).collect()
         }
         Command::NodeRegister { .. }
-        | Command::ApplyPlan { .. }
         | Command::Reap(_)
         | Command::ReconcileSummaries
         | Command::ServiceRegistrationUpsert { .. }

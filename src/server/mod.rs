@@ -290,6 +290,8 @@ impl Server {
 #[cfg(test)]
 mod node_drain_tests;
 #[cfg(test)]
+mod plan_apply_tests;
+#[cfg(test)]
 mod system_tests;
 #[cfg(test)]
 mod tests;

@@ -1,18 +1,44 @@
 //! The plan applier: the one place placements are committed. Each plan is re-checked against
 //! the newest state (nodes may have filled up or gone away since the scheduler's snapshot);
-//! what still fits is proposed as one `ApplyPlan` command.
+//! what still fits is proposed as one `ApplyPlan` command, together with the eval updates
+//! that finish the scheduler's eval when the plan commits in full.
+//!
+//! Plans are pipelined: the applier checks the next plan while earlier ones are still being
+//! committed, counting their placements as already there (`InFlight`), so raft gets many
+//! entries to append and fsync at once instead of one plan per disk flush. Stops of plans
+//! in flight are not credited until they are committed, so a plan that relied on them is
+//! refused in part and re-planned, never over-committed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
 
 use super::fsm::Command;
 use super::state::StateSnapshot;
 use super::{Server, ServerError};
-use crate::api::{now_nanos, Allocation, Node, Plan, PlanResult};
+use crate::api::{now_nanos, Allocation, Evaluation, Node, Plan, PlanResult};
 
-type Request = (Plan, oneshot::Sender<Result<PlanResult, ServerError>>);
+/// Plans whose commit the applier does not wait for before checking the next one.
+const MAX_IN_FLIGHT: usize = 64;
+
+/// What the applier did with one submitted plan.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Committed {
+    pub result: PlanResult,
+    /// The eval updates handed in with the plan were committed in the same raft entry (the
+    /// plan committed in full); otherwise nothing of them was written.
+    pub evals_written: bool,
+}
+
+type Reply = oneshot::Sender<Result<Committed, ServerError>>;
+
+pub(crate) struct Request {
+    plan: Plan,
+    evals: Vec<Evaluation>,
+    reply: Reply,
+}
 
 pub(crate) struct PlanQueue {
     tx: mpsc::Sender<Request>,
@@ -24,35 +50,109 @@ impl PlanQueue {
         (PlanQueue { tx }, rx)
     }
 
-    /// Submit a plan and wait for what was committed of it.
-    pub(crate) async fn submit(&self, plan: Plan) -> Result<PlanResult, ServerError> {
+    /// Submit a plan and wait for what was committed of it. `evals` (the eval's outcome) are
+    /// committed with the plan if every placement of it fits.
+    pub(crate) async fn submit(
+        &self,
+        plan: Plan,
+        evals: Vec<Evaluation>,
+    ) -> Result<Committed, ServerError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send((plan, reply))
+            .send(Request { plan, evals, reply })
             .await
             .map_err(|_| ServerError::Shutdown)?;
         rx.await.map_err(|_| ServerError::Shutdown)?
     }
 }
 
-pub(crate) async fn run(server: Server, mut rx: mpsc::Receiver<Request>) {
-    loop {
-        let (plan, reply) = tokio::select! {
-            _ = server.shutdown_token().cancelled() => return,
-            req = rx.recv() => match req { Some(r) => r, None => return },
-        };
-        let result = apply(&server, plan).await;
-        // The worker may have given up waiting; nothing to do then.
-        let _ = reply.send(result);
+/// Placements of proposed plans whose commit has not been seen yet, by node.
+#[derive(Default)]
+struct InFlight {
+    /// Node ID -> (plan sequence number, placement).
+    by_node: HashMap<String, Vec<(u64, Allocation)>>,
+    /// Plan sequence number -> the nodes it placed on.
+    nodes_of: HashMap<u64, Vec<String>>,
+}
+
+impl InFlight {
+    fn add(&mut self, seq: u64, placed: &[Allocation]) {
+        let mut nodes = Vec::new();
+        for a in placed {
+            let list = self.by_node.entry(a.node_id.clone()).or_default();
+            if list.last().is_none_or(|(s, _)| *s != seq) {
+                nodes.push(a.node_id.clone());
+            }
+            list.push((seq, a.clone()));
+        }
+        self.nodes_of.insert(seq, nodes);
+    }
+
+    /// The plan `seq` is committed (or failed): its placements are in the state or nowhere.
+    fn remove(&mut self, seq: u64) {
+        for node in self.nodes_of.remove(&seq).unwrap_or_default() {
+            if let Some(list) = self.by_node.get_mut(&node) {
+                list.retain(|(s, _)| *s != seq);
+                if list.is_empty() {
+                    self.by_node.remove(&node);
+                }
+            }
+        }
+    }
+
+    /// Placements on `node_id` of plans in flight.
+    fn placed_on(&self, node_id: &str) -> impl Iterator<Item = &Allocation> {
+        self.by_node
+            .get(node_id)
+            .into_iter()
+            .flatten()
+            .map(|(_, a)| a)
     }
 }
 
-async fn apply(server: &Server, plan: Plan) -> Result<PlanResult, ServerError> {
+pub(crate) async fn run(server: Server, mut rx: mpsc::Receiver<Request>) {
+    let mut in_flight = InFlight::default();
+    let mut commits: JoinSet<u64> = JoinSet::new();
+    let mut seq = 0u64;
+    loop {
+        tokio::select! {
+            biased;
+            _ = server.shutdown_token().cancelled() => return,
+            Some(done) = commits.join_next(), if !commits.is_empty() => {
+                if let Ok(id) = done {
+                    in_flight.remove(id);
+                }
+            }
+            req = rx.recv(), if commits.len() < MAX_IN_FLIGHT => {
+                let Some(req) = req else { return };
+                seq += 1;
+                if let Some(commit) = check(&server, req, &mut in_flight, seq) {
+                    commits.spawn(async move {
+                        commit.await;
+                        seq
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Checks one plan against the state and the plans in flight. What fits is proposed by the
+/// returned future, which answers the submitter; a plan with nothing to commit is answered
+/// at once.
+fn check(
+    server: &Server,
+    req: Request,
+    in_flight: &mut InFlight,
+    seq: u64,
+) -> Option<impl std::future::Future<Output = ()> + Send + 'static> {
+    let Request { plan, evals, reply } = req;
     if !server.is_leader() {
-        return Err(ServerError::NoLeader);
+        let _ = reply.send(Err(ServerError::NoLeader));
+        return None;
     }
     let snap = server.state().snapshot();
-    let mut result = evaluate(&snap, &plan);
+    let mut result = evaluate(&snap, &plan, in_flight);
     let stopped: Vec<Allocation> = result
         .node_update
         .values()
@@ -65,30 +165,45 @@ async fn apply(server: &Server, plan: Plan) -> Result<PlanResult, ServerError> {
         .flatten()
         .map(strip_job)
         .collect();
+    let full = result.full_commit(&plan);
     if stopped.is_empty()
         && placed.is_empty()
         && plan.deployment.is_none()
         && plan.deployment_updates.is_empty()
+        && (!full || evals.is_empty())
     {
         result.refresh_index = snap.latest_index();
-        return Ok(result);
+        let _ = reply.send(Ok(Committed {
+            result,
+            evals_written: false,
+        }));
+        return None;
     }
-    let resp = server
-        .propose(Command::ApplyPlan {
-            job: plan.job.clone(),
-            stopped,
-            placed,
-            eval: None,
-            time: now_nanos(),
-            deployment: plan.deployment.clone(),
-            deployment_updates: plan.deployment_updates.clone(),
-        })
-        .await?;
-    result.alloc_index = resp.index;
-    if !result.rejected_nodes.is_empty() {
-        result.refresh_index = resp.index;
-    }
-    Ok(result)
+    in_flight.add(seq, &placed);
+    let cmd = Command::ApplyPlan {
+        job: plan.job.clone(),
+        stopped,
+        placed,
+        evals: if full { evals } else { Vec::new() },
+        time: now_nanos(),
+        deployment: plan.deployment.clone(),
+        deployment_updates: plan.deployment_updates.clone(),
+    };
+    let server = server.clone();
+    Some(async move {
+        let committed = server.propose(cmd).await.map(|resp| {
+            result.alloc_index = resp.index;
+            if !result.rejected_nodes.is_empty() {
+                result.refresh_index = resp.index;
+            }
+            Committed {
+                result,
+                evals_written: full,
+            }
+        });
+        // The worker may have given up waiting; nothing to do then.
+        let _ = reply.send(committed);
+    })
 }
 
 /// The job travels once per plan, not once per alloc; the FSM re-attaches it.
@@ -99,8 +214,9 @@ fn strip_job(a: &Allocation) -> Allocation {
     }
 }
 
-/// Decide which nodes of the plan still fit in `snap`. Stops always apply.
-pub(crate) fn evaluate(snap: &StateSnapshot, plan: &Plan) -> PlanResult {
+/// Decide which nodes of the plan still fit in `snap`, counting the placements of plans in
+/// flight as committed. Stops always apply.
+fn evaluate(snap: &StateSnapshot, plan: &Plan, in_flight: &InFlight) -> PlanResult {
     let mut result = PlanResult {
         node_update: plan.node_update.clone(),
         ..Default::default()
@@ -110,12 +226,15 @@ pub(crate) fn evaluate(snap: &StateSnapshot, plan: &Plan) -> PlanResult {
             continue;
         }
         let fits = snap.node_by_id(node_id).is_some_and(|node| {
-            node_fits(
-                &node,
-                &snap.allocs_for_node(node_id),
-                plan.node_update.get(node_id),
-                allocs,
-            )
+            let mut existing = snap.allocs_for_node(node_id);
+            // A plan in flight may already be in `snap`: its version of an alloc counts once.
+            let pending: Vec<&Allocation> = in_flight.placed_on(node_id).collect();
+            if !pending.is_empty() {
+                let ids: BTreeSet<&str> = pending.iter().map(|a| a.id.as_str()).collect();
+                existing.retain(|a| !ids.contains(a.id.as_str()));
+                existing.extend(pending.into_iter().map(|a| Arc::new(a.clone())));
+            }
+            node_fits(&node, &existing, plan.node_update.get(node_id), allocs)
         });
         if fits {
             result

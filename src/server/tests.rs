@@ -9,7 +9,7 @@ use super::state::Table;
 use super::{Server, ServerConfig};
 use crate::api::*;
 
-fn node(id: &str, cpu: i64, mem: i64) -> Node {
+pub(super) fn node(id: &str, cpu: i64, mem: i64) -> Node {
     Node {
         id: id.to_string(),
         secret_id: format!("secret-{id}"),
@@ -53,7 +53,7 @@ fn node(id: &str, cpu: i64, mem: i64) -> Node {
     }
 }
 
-fn mock_job(id: &str, count: i32, mem: i64) -> Job {
+pub(super) fn mock_job(id: &str, count: i32, mem: i64) -> Job {
     Job {
         id: id.to_string(),
         task_groups: vec![TaskGroup {

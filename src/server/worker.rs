@@ -56,68 +56,65 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
         .ok_or_else(|| {
             ServerError::Apply(format!("state did not reach index {}", eval.modify_index))
         })?;
-    let mut outcome = None;
     for _ in 0..MAX_ATTEMPTS {
         let ctx = SchedulerContext {
             now: now_nanos(),
             seed: rand::random(),
         };
-        let mut result = match scheduler::process_eval(&eval, &*snap, ctx) {
+        // Scheduling is CPU work: off the async threads, which carry raft and the API.
+        let (job_eval, job_snap) = (eval.clone(), snap.clone());
+        let scheduled = tokio::task::spawn_blocking(move || {
+            scheduler::process_eval(&job_eval, &*job_snap, ctx)
+        })
+        .await
+        .map_err(|e| ServerError::Apply(format!("scheduler task failed: {e}")))?;
+        let mut result = match scheduled {
             Ok(r) => r,
             Err(e) => {
                 let mut failed = eval.clone();
                 failed.status = EVAL_STATUS_FAILED.to_string();
                 failed.status_description = e.to_string();
-                failed.modify_time = now_nanos();
-                server
-                    .propose(Command::EvalUpsert {
-                        evals: vec![failed],
-                    })
-                    .await?;
-                return Ok(());
+                return write_evals(server, vec![failed]).await;
             }
         };
+        let mut evals = vec![result.eval];
+        evals.extend(result.blocked_eval);
+        evals.extend(result.followup_evals);
         if result.plan.is_no_op() {
-            outcome = Some(result);
-            break;
+            return write_evals(server, evals).await;
         }
         result.plan.snapshot_index = snap.latest_index();
-        let plan = result.plan.clone();
-        let committed = server.plans().submit(plan.clone()).await?;
-        if committed.full_commit(&plan) {
-            outcome = Some(result);
-            break;
+        let now = now_nanos();
+        for e in &mut evals {
+            e.modify_time = now;
+        }
+        // A plan that commits in full carries the eval's outcome in the same raft entry.
+        let committed = server.plans().submit(result.plan, evals).await?;
+        if committed.evals_written {
+            return Ok(());
         }
         // Some nodes filled up under us: schedule again on the state that includes the commit.
-        let want = committed.refresh_index.max(committed.alloc_index);
+        let want = committed
+            .result
+            .refresh_index
+            .max(committed.result.alloc_index);
         snap = state
             .wait_for_index(want, Duration::from_secs(5))
             .await
             .unwrap_or_else(|| state.snapshot());
     }
-    let evals = match outcome {
-        Some(result) => {
-            let mut evals = vec![result.eval];
-            evals.extend(result.blocked_eval);
-            evals.extend(result.followup_evals);
-            evals
-        }
-        None => {
-            let mut failed = eval.clone();
-            failed.status = EVAL_STATUS_FAILED.to_string();
-            failed.status_description = "maximum attempts reached (5)".to_string();
-            vec![failed]
-        }
-    };
+    let mut failed = eval.clone();
+    failed.status = EVAL_STATUS_FAILED.to_string();
+    failed.status_description = "maximum attempts reached (5)".to_string();
+    write_evals(server, vec![failed]).await
+}
+
+/// Records the eval's outcome (and the evals it created) on its own.
+async fn write_evals(server: &Server, mut evals: Vec<Evaluation>) -> Result<(), ServerError> {
     let now = now_nanos();
-    let evals = evals.into_iter().map(|mut e| {
+    for e in &mut evals {
         e.modify_time = now;
-        e
-    });
-    server
-        .propose(Command::EvalUpsert {
-            evals: evals.collect(),
-        })
-        .await?;
+    }
+    server.propose(Command::EvalUpsert { evals }).await?;
     Ok(())
 }

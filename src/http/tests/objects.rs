@@ -52,7 +52,7 @@ async fn place_alloc(server: &Server, job_id: &str, alloc_id: &str) -> u64 {
             job: Some(Arc::clone(&job)),
             stopped: vec![],
             placed: vec![alloc],
-            eval: None,
+            evals: vec![],
             time: 1,
             deployment: None,
             deployment_updates: Vec::new(),

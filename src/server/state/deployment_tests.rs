@@ -87,7 +87,7 @@ fn deployment_lifecycle_through_the_fsm() {
             job: Some(job.clone()),
             stopped: Vec::new(),
             placed: vec![alloc("a1", &job, true)],
-            eval: None,
+            evals: vec![],
             time: 10,
             deployment: Some(deployment(&job)),
             deployment_updates: Vec::new(),

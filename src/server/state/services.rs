@@ -145,7 +145,7 @@ mod tests {
                 job: None,
                 stopped: vec![],
                 placed: vec![alloc.clone()],
-                eval: None,
+                evals: vec![],
                 time: 0,
                 deployment: None,
                 deployment_updates: vec![],

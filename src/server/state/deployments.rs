@@ -128,7 +128,7 @@ impl StateSnapshot {
                 a.deployment_status = Some(st.to_value());
                 a.modify_index = index;
                 a.modify_time = time;
-                self.allocs.insert(a.id.clone(), Arc::new(a));
+                self.put_alloc(Arc::new(a));
                 self.touch(Table::Allocs, index);
             }
         }

@@ -54,19 +54,7 @@ impl StateSnapshot {
         let Some(alloc) = self.allocs.remove(id) else {
             return;
         };
-        if let Some(set) = self.allocs_by_node.get_mut(&alloc.node_id) {
-            set.remove(id);
-            if set.is_empty() {
-                self.allocs_by_node.remove(&alloc.node_id);
-            }
-        }
-        let k = key(&alloc.namespace, &alloc.job_id);
-        if let Some(set) = self.allocs_by_job.get_mut(&k) {
-            set.remove(id);
-            if set.is_empty() {
-                self.allocs_by_job.remove(&k);
-            }
-        }
+        self.unindex_alloc(&alloc);
         self.touch(Table::Allocs, index);
     }
 

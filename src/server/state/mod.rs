@@ -74,8 +74,10 @@ pub struct StateSnapshot {
     job_summaries: OrdMap<JobKey, Arc<JobSummary>>,
     nodes: OrdMap<String, Arc<Node>>,
     allocs: OrdMap<String, Arc<Allocation>>,
-    allocs_by_node: OrdMap<String, OrdSet<String>>,
-    allocs_by_job: OrdMap<JobKey, OrdSet<String>>,
+    /// Node ID -> its allocs by ID, the same `Arc`s as `allocs` (see `put_alloc`).
+    allocs_by_node: OrdMap<String, OrdMap<String, Arc<Allocation>>>,
+    /// Job -> its allocs by ID, the same `Arc`s as `allocs`.
+    allocs_by_job: OrdMap<JobKey, OrdMap<String, Arc<Allocation>>>,
     evals: OrdMap<String, Arc<Evaluation>>,
     evals_by_job: OrdMap<JobKey, OrdSet<String>>,
     deployments: OrdMap<String, Arc<Deployment>>,
@@ -183,20 +185,17 @@ impl StateSnapshot {
     }
 
     pub fn allocs_for_node(&self, node_id: &str) -> Vec<Arc<Allocation>> {
-        self.collect_allocs(self.allocs_by_node.get(node_id))
+        Self::index_values(self.allocs_by_node.get(node_id))
     }
 
     pub fn allocs_for_job(&self, ns: &str, job_id: &str) -> Vec<Arc<Allocation>> {
-        self.collect_allocs(self.allocs_by_job.get(&key(ns, job_id)))
+        Self::index_values(self.allocs_by_job.get(&key(ns, job_id)))
     }
 
-    fn collect_allocs(&self, ids: Option<&OrdSet<String>>) -> Vec<Arc<Allocation>> {
-        ids.map(|ids| {
-            ids.iter()
-                .filter_map(|id| self.allocs.get(id).cloned())
-                .collect()
-        })
-        .unwrap_or_default()
+    fn index_values(allocs: Option<&OrdMap<String, Arc<Allocation>>>) -> Vec<Arc<Allocation>> {
+        allocs
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
     }
 
     pub fn eval_by_id(&self, id: &str) -> Option<Arc<Evaluation>> {

@@ -141,7 +141,7 @@ impl StateSnapshot {
             a.modify_index = index;
             a.modify_time = time;
             let a = Arc::new(a);
-            self.allocs.insert(id.clone(), a.clone());
+            self.put_alloc(a.clone());
             changed.push(a);
         }
         if !changed.is_empty() {

@@ -134,15 +134,7 @@ impl StateSnapshot {
                     a.job = Some(full.clone());
                 }
             }
-            s.allocs_by_node
-                .entry(a.node_id.clone())
-                .or_default()
-                .insert(a.id.clone());
-            s.allocs_by_job
-                .entry(key(&a.namespace, &a.job_id))
-                .or_default()
-                .insert(a.id.clone());
-            s.allocs.insert(a.id.clone(), Arc::new(a));
+            s.put_alloc(Arc::new(a));
         }
         for e in p.evals {
             s.evals_by_job

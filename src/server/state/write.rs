@@ -196,26 +196,52 @@ impl StateSnapshot {
                     let mut prev = (**prev).clone();
                     prev.next_allocation = alloc.id.clone();
                     prev.modify_index = index;
-                    self.allocs.insert(prev.id.clone(), Arc::new(prev));
+                    self.put_alloc(Arc::new(prev));
                 }
             }
         }
-        self.index_alloc(&alloc);
-        self.allocs.insert(alloc.id.clone(), Arc::new(alloc));
+        self.put_alloc(Arc::new(alloc));
         self.touch(Table::Allocs, index);
     }
 
-    fn index_alloc(&mut self, alloc: &Allocation) {
-        let by_node = self
-            .allocs_by_node
+    /// Stores an alloc in the table and in both indexes, which hold the same `Arc`, so
+    /// reading a node's or job's allocs is one map walk, not a lookup per alloc.
+    pub(super) fn put_alloc(&mut self, alloc: Arc<Allocation>) {
+        if let Some(old) = self.allocs.get(&alloc.id) {
+            if old.node_id != alloc.node_id
+                || old.namespace != alloc.namespace
+                || old.job_id != alloc.job_id
+            {
+                let old = old.clone();
+                self.unindex_alloc(&old);
+            }
+        }
+        self.allocs_by_node
             .entry(alloc.node_id.clone())
-            .or_default();
-        by_node.insert(alloc.id.clone());
-        let by_job = self
-            .allocs_by_job
+            .or_default()
+            .insert(alloc.id.clone(), alloc.clone());
+        self.allocs_by_job
             .entry(key(&alloc.namespace, &alloc.job_id))
-            .or_default();
-        by_job.insert(alloc.id.clone());
+            .or_default()
+            .insert(alloc.id.clone(), alloc.clone());
+        self.allocs.insert(alloc.id.clone(), alloc);
+    }
+
+    /// Takes an alloc out of both indexes (not out of the table).
+    pub(super) fn unindex_alloc(&mut self, alloc: &Allocation) {
+        if let Some(m) = self.allocs_by_node.get_mut(&alloc.node_id) {
+            m.remove(&alloc.id);
+            if m.is_empty() {
+                self.allocs_by_node.remove(&alloc.node_id);
+            }
+        }
+        let k = key(&alloc.namespace, &alloc.job_id);
+        if let Some(m) = self.allocs_by_job.get_mut(&k) {
+            m.remove(&alloc.id);
+            if m.is_empty() {
+                self.allocs_by_job.remove(&k);
+            }
+        }
     }
 
     /// Merge a client's report into an alloc: only client-owned fields are taken.
@@ -242,7 +268,7 @@ impl StateSnapshot {
         alloc.modify_index = index;
         alloc.modify_time = time;
         let alloc = Arc::new(alloc);
-        self.allocs.insert(alloc.id.clone(), alloc.clone());
+        self.put_alloc(alloc.clone());
         self.touch(Table::Allocs, index);
         Some(alloc)
     }

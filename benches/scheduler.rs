@@ -55,6 +55,9 @@ impl StateView for BenchState {
     fn allocs_by_node(&self, _: &str) -> Vec<Arc<Allocation>> {
         Vec::new()
     }
+    fn alloc(&self, _: &str) -> Option<Arc<Allocation>> {
+        None
+    }
 }
 
 fn node(i: usize) -> Node {

@@ -100,6 +100,7 @@ pub trait StateView: Send + Sync {
     fn nodes(&self) -> Vec<Arc<Node>>;
     fn allocs_by_job(&self, namespace: &str, job_id: &str) -> Vec<Arc<Allocation>>;
     fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>>;
+    fn alloc(&self, id: &str) -> Option<Arc<Allocation>>;
     /// The job's most recent deployment (none by default, for views without deployments).
     fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {
         None

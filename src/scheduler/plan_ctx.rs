@@ -5,8 +5,10 @@
 //! so per-node caches kept across placements (the stack's node views, property-set counts)
 //! refresh only the nodes the plan changed instead of rescanning the plan.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::api::{Allocation, ALLOC_DESIRED_EVICT, ALLOC_DESIRED_STOP};
 
@@ -17,17 +19,14 @@ pub struct PlanCtx<'a> {
     state: &'a dyn StateView,
     now: i64,
     /// Node ID -> the snapshot's non-terminal allocs there, loaded on first use.
-    existing: HashMap<String, Vec<Arc<Allocation>>>,
-    /// Alloc ID -> node ID of the loaded `existing` allocs, so placing an alloc that keeps an
-    /// existing alloc's ID also marks the node that held it as touched.
-    existing_nodes: HashMap<String, String>,
+    existing: FxHashMap<String, Vec<Arc<Allocation>>>,
     /// Node ID -> stopped allocs (already rewritten to desired stop). Changed only through
     /// the methods below, which log the touched node.
     stops: BTreeMap<String, Vec<Allocation>>,
-    stopped_ids: BTreeSet<String>,
+    stopped_ids: FxHashSet<String>,
     /// Node ID -> placed or in-place updated allocs (changed only through the methods).
     placed: BTreeMap<String, Vec<Arc<Allocation>>>,
-    placed_ids: BTreeSet<String>,
+    placed_ids: FxHashSet<String>,
     /// Allocs this plan preempts, per (namespace, job, group).
     preemptions: PreemptionCounts,
     /// Node IDs whose proposed allocs changed, in order (duplicates allowed).
@@ -39,12 +38,11 @@ impl<'a> PlanCtx<'a> {
         PlanCtx {
             state,
             now,
-            existing: HashMap::new(),
-            existing_nodes: HashMap::new(),
+            existing: FxHashMap::default(),
             stops: BTreeMap::new(),
-            stopped_ids: BTreeSet::new(),
+            stopped_ids: FxHashSet::default(),
             placed: BTreeMap::new(),
-            placed_ids: BTreeSet::new(),
+            placed_ids: FxHashSet::default(),
             preemptions: PreemptionCounts::new(),
             touched: Vec::new(),
         }
@@ -115,25 +113,27 @@ impl<'a> PlanCtx<'a> {
 
     /// Allocs that will hold resources on the node if the plan commits.
     pub fn proposed(&mut self, node_id: &str) -> Vec<Arc<Allocation>> {
-        if !self.existing.contains_key(node_id) {
-            let allocs: Vec<Arc<Allocation>> = self
-                .state
-                .allocs_by_node(node_id)
-                .into_iter()
-                .filter(|a| !a.terminal())
-                .collect();
-            for a in &allocs {
-                self.existing_nodes
-                    .insert(a.id.clone(), node_id.to_string());
-            }
-            self.existing.insert(node_id.to_string(), allocs);
-        }
-        let existing = &self.existing[node_id];
-        let mut out: Vec<Arc<Allocation>> = existing
-            .iter()
-            .filter(|a| !self.stopped_ids.contains(&a.id) && !self.placed_ids.contains(&a.id))
-            .cloned()
-            .collect();
+        let state = self.state;
+        let existing = match self.existing.get(node_id) {
+            Some(e) => e,
+            None => self.existing.entry(node_id.to_string()).or_insert_with(|| {
+                state
+                    .allocs_by_node(node_id)
+                    .into_iter()
+                    .filter(|a| !a.terminal())
+                    .collect()
+            }),
+        };
+        let (stopped, placed) = (&self.stopped_ids, &self.placed_ids);
+        let mut out: Vec<Arc<Allocation>> = if stopped.is_empty() && placed.is_empty() {
+            existing.clone()
+        } else {
+            existing
+                .iter()
+                .filter(|a| !stopped.contains(&a.id) && !placed.contains(&a.id))
+                .cloned()
+                .collect()
+        };
         if let Some(placed) = self.placed.get(node_id) {
             out.extend(placed.iter().cloned());
         }
@@ -181,9 +181,10 @@ impl<'a> PlanCtx<'a> {
     pub fn place(&mut self, alloc: Allocation) {
         self.placed_ids.insert(alloc.id.clone());
         self.touch(&alloc.node_id);
-        if let Some(held_on) = self.existing_nodes.get(&alloc.id) {
-            if *held_on != alloc.node_id {
-                let held_on = held_on.clone();
+        // An alloc that keeps an existing alloc's ID also changes the node that held it.
+        if let Some(held) = self.state.alloc(&alloc.id) {
+            if held.node_id != alloc.node_id && self.existing.contains_key(&held.node_id) {
+                let held_on = held.node_id.clone();
                 self.touch(&held_on);
             }
         }

@@ -53,6 +53,9 @@ impl StateView for TestState {
             .cloned()
             .collect()
     }
+    fn alloc(&self, id: &str) -> Option<Arc<Allocation>> {
+        self.allocs.iter().find(|a| a.id == id).cloned()
+    }
     fn scheduler_config(&self) -> crate::api::SchedulerConfiguration {
         self.config.clone()
     }

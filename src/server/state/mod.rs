@@ -260,6 +260,9 @@ impl StateView for StateSnapshot {
     fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>> {
         self.allocs_for_node(node_id)
     }
+    fn alloc(&self, id: &str) -> Option<Arc<Allocation>> {
+        self.alloc_by_id(id)
+    }
     fn latest_deployment(&self, namespace: &str, job_id: &str) -> Option<Arc<Deployment>> {
         StateSnapshot::latest_deployment(self, namespace, job_id)
     }

@@ -312,8 +312,7 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
             for e in evals {
                 s.upsert_eval(index, e.clone());
             }
-            let all: Vec<_> = stopped.iter().chain(placed.iter()).cloned().collect();
-            for k in StateSnapshot::keys_of(&all, evals) {
+            for k in StateSnapshot::keys_of(stopped.iter().chain(placed), evals) {
                 s.refresh_job(index, &k);
                 s.recount_deployments(index, &k, *time);
             }

@@ -146,13 +146,17 @@ fn check(
     in_flight: &mut InFlight,
     seq: u64,
 ) -> Option<impl std::future::Future<Output = ()> + Send + 'static> {
-    let Request { plan, evals, reply } = req;
+    let Request {
+        mut plan,
+        evals,
+        reply,
+    } = req;
     if !server.is_leader() {
         let _ = reply.send(Err(ServerError::NoLeader));
         return None;
     }
     let snap = server.state().snapshot();
-    let mut result = evaluate(&snap, &plan, in_flight);
+    let mut result = evaluate(&snap, &mut plan, in_flight);
     let stopped: Vec<Allocation> = result
         .node_update
         .values()
@@ -165,7 +169,7 @@ fn check(
         .flatten()
         .map(strip_job)
         .collect();
-    let full = result.full_commit(&plan);
+    let full = result.rejected_nodes.is_empty();
     if stopped.is_empty()
         && placed.is_empty()
         && plan.deployment.is_none()
@@ -215,38 +219,35 @@ fn strip_job(a: &Allocation) -> Allocation {
 }
 
 /// Decide which nodes of the plan still fit in `snap`, counting the placements of plans in
-/// flight as committed. Stops always apply.
-fn evaluate(snap: &StateSnapshot, plan: &Plan, in_flight: &InFlight) -> PlanResult {
-    let mut result = PlanResult {
-        node_update: plan.node_update.clone(),
-        ..Default::default()
-    };
-    for (node_id, allocs) in &plan.node_allocation {
+/// flight as committed. Stops always apply. The plan's stops and placements move into the
+/// result.
+fn evaluate(snap: &StateSnapshot, plan: &mut Plan, in_flight: &InFlight) -> PlanResult {
+    let mut result = PlanResult::default();
+    for (node_id, allocs) in std::mem::take(&mut plan.node_allocation) {
         if allocs.is_empty() {
             continue;
         }
-        let fits = snap.node_by_id(node_id).is_some_and(|node| {
-            let mut existing = snap.allocs_for_node(node_id);
+        let fits = snap.node_by_id(&node_id).is_some_and(|node| {
+            let mut existing = snap.allocs_for_node(&node_id);
             // A plan in flight may already be in `snap`: its version of an alloc counts once.
-            let pending: Vec<&Allocation> = in_flight.placed_on(node_id).collect();
+            let pending: Vec<&Allocation> = in_flight.placed_on(&node_id).collect();
             if !pending.is_empty() {
                 let ids: BTreeSet<&str> = pending.iter().map(|a| a.id.as_str()).collect();
                 existing.retain(|a| !ids.contains(a.id.as_str()));
                 existing.extend(pending.into_iter().map(|a| Arc::new(a.clone())));
             }
-            node_fits(&node, &existing, plan.node_update.get(node_id), allocs)
+            node_fits(&node, &existing, plan.node_update.get(&node_id), &allocs)
         });
         if fits {
-            result
-                .node_allocation
-                .insert(node_id.clone(), allocs.clone());
+            result.node_allocation.insert(node_id, allocs);
         } else {
-            result.rejected_nodes.push(node_id.clone());
+            result.rejected_nodes.push(node_id);
         }
     }
     if plan.all_at_once && !result.rejected_nodes.is_empty() {
         result.node_allocation = BTreeMap::new();
     }
+    result.node_update = std::mem::take(&mut plan.node_update);
     result
 }
 

@@ -107,9 +107,12 @@ impl StateSnapshot {
     }
 
     /// Job keys touched by a set of allocs and evals, deduplicated and ordered.
-    pub(crate) fn keys_of(allocs: &[Allocation], evals: &[Evaluation]) -> Vec<JobKey> {
+    pub(crate) fn keys_of<'a>(
+        allocs: impl IntoIterator<Item = &'a Allocation>,
+        evals: &[Evaluation],
+    ) -> Vec<JobKey> {
         let mut keys: Vec<JobKey> = allocs
-            .iter()
+            .into_iter()
             .map(|a| key(&a.namespace, &a.job_id))
             .chain(evals.iter().map(|e| key(&e.namespace, &e.job_id)))
             .collect();

@@ -30,6 +30,9 @@ struct SpreadInfo {
     weight: f64,
     /// Target value -> desired alloc count; empty for an even spread.
     desired: BTreeMap<String, f64>,
+    /// Bucket -> its desired count (`None`: not a target), resolved on first use: a score is
+    /// asked for every node ranked, the buckets are few.
+    by_bucket: Vec<Option<Option<f64>>>,
 }
 
 /// One group's spread state, kept across the group's placements like Nomad's iterator.
@@ -66,7 +69,14 @@ impl SpreadScorer {
             sum_weights += weight;
             let values: BTreeSet<String> = targets.into_iter().map(|t| t.value).collect();
             let set = PropertySet::for_spread(state, job, &s.attribute, &tg.name, values);
-            sets.push((set, SpreadInfo { weight, desired }));
+            sets.push((
+                set,
+                SpreadInfo {
+                    weight,
+                    desired,
+                    by_bucket: Vec::new(),
+                },
+            ));
         }
         Some(SpreadScorer {
             sets,
@@ -114,7 +124,7 @@ impl SpreadScorer {
 
     /// Set `i`'s boost for a node in bucket `b` (`None`: the node lacks the property).
     fn boost(&mut self, i: usize, b: Option<usize>) -> f64 {
-        let (set, info) = &self.sets[i];
+        let (set, info) = &mut self.sets[i];
         let Some(b) = b else {
             return -1.0;
         };
@@ -122,21 +132,27 @@ impl SpreadScorer {
         if info.desired.is_empty() {
             return even_spread_boost(set, b);
         }
-        let value = set.bucket(b);
-        let Some(want) = info
-            .desired
-            .get(value)
-            .or_else(|| info.desired.get(IMPLICIT_TARGET))
-        else {
+        if info.by_bucket.len() <= b {
+            info.by_bucket.resize(b + 1, None);
+        }
+        let desired = &info.desired;
+        let want = *info.by_bucket[b].get_or_insert_with(|| {
+            desired
+                .get(set.bucket(b))
+                .or_else(|| desired.get(IMPLICIT_TARGET))
+                .copied()
+        });
+        let Some(want) = want else {
             return -1.0;
         };
-        if *want == 0.0 {
+        let weight = info.weight;
+        if want == 0.0 {
             return self.lowest_boost;
         }
         let weight = if self.sum_weights == 0.0 {
             0.0
         } else {
-            info.weight / self.sum_weights
+            weight / self.sum_weights
         };
         let boost = (want - used) / want * weight;
         if boost < self.lowest_boost {

@@ -1,6 +1,7 @@
 //! Task benchmark: alloc received -> task running through the real client and driver, per
-//! driver, and the RSS of the per-task supervisor (`nomad executor`). Prints `key: value`
-//! lines, `supervisor_rss_kb` last. `QUICK=1` takes fewer samples.
+//! driver, the client's RSS and CPU with many idle tasks, and the RSS of the per-task
+//! supervisor (`nomad executor`). Prints `key: value` lines, `supervisor_rss_kb` last.
+//! `QUICK=1` takes fewer samples and 100 idle tasks instead of 500.
 //!
 //! The client runs in-process against a fake server (`ServerRpc`) so the figure is the
 //! client's own work: the alloc watch answer, alloc and task runner setup, task env, the
@@ -211,6 +212,81 @@ fn rss_kb(pid: i32) -> u64 {
         .unwrap_or(0)
 }
 
+/// User + system CPU seconds this process (every thread of it) has used.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(ru.ru_utime) + secs(ru.ru_stime)
+}
+
+/// Wait (polling every 50 ms) until every alloc reported one of `statuses`.
+async fn wait_all(server: &FakeServer, allocs: &[Allocation], statuses: &[&str], what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !allocs.iter().all(|a| {
+        statuses
+            .iter()
+            .any(|s| server.reported_at(&a.id, s).is_some())
+    }) {
+        if Instant::now() > deadline {
+            panic!("timed out waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `n` raw_exec tasks running at once on the client, then this process's VmRSS (the client
+/// runs in it) and its CPU use over an idle window of `window`. Returns (MB, percent of one
+/// core).
+async fn idle_tasks(server: &FakeServer, node_id: &str, n: usize, window: Duration) -> (f64, f64) {
+    let sleep = json!({ "command": "/bin/sleep", "args": ["600"] });
+    let allocs: Vec<Allocation> = (0..n)
+        .map(|i| alloc(node_id, i, "raw_exec", sleep.clone()))
+        .collect();
+    server.set_allocs(allocs.clone());
+    wait_all(
+        server,
+        &allocs,
+        &["running", "failed"],
+        "idle tasks running",
+    )
+    .await;
+    if let Some(a) = allocs
+        .iter()
+        .find(|a| server.reported_at(&a.id, "running").is_none())
+    {
+        panic!("idle task {} failed to start", a.id);
+    }
+    // Let the status flushes and first stats settle before measuring.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (cpu0, t0) = (cpu_seconds(), Instant::now());
+    tokio::time::sleep(window).await;
+    let cpu = (cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64() * 100.0;
+    let rss_mb = rss_kb(std::process::id() as i32) as f64 / 1024.0;
+    let stopped: Vec<Allocation> = allocs
+        .iter()
+        .cloned()
+        .map(|mut a| {
+            a.desired_status = "stop".into();
+            a.alloc_modify_index += 1;
+            a
+        })
+        .collect();
+    server.set_allocs(stopped);
+    wait_all(
+        server,
+        &allocs,
+        &["complete", "failed"],
+        "idle tasks stopped",
+    )
+    .await;
+    (rss_mb, cpu)
+}
+
 /// VmRSS of a supervisor whose task has written a few hundred KB of logs.
 async fn supervisor_rss(root: &Path) -> u64 {
     use nomad::drivers::{Driver, TaskConfig};
@@ -315,6 +391,15 @@ async fn main() {
         let docker = start_ms(&server, &node_id, n, "docker", config).await;
         println!("start_ms_docker: {docker:.1}");
     }
+    let (tasks, window) = if quick {
+        (100, Duration::from_secs(5))
+    } else {
+        (500, Duration::from_secs(10))
+    };
+    let (rss_mb, cpu_pct) = idle_tasks(&server, &node_id, tasks, window).await;
+    println!("idle_tasks: {tasks}");
+    println!("idle_agent_rss_mb: {rss_mb:.1}");
+    println!("idle_agent_cpu_pct: {cpu_pct:.2}");
     server.set_allocs(Vec::new());
     client.shutdown(true).await;
 

@@ -112,14 +112,21 @@ impl InFlight {
 
 pub(crate) async fn run(server: Server, mut rx: mpsc::Receiver<Request>) {
     let mut in_flight = InFlight::default();
-    let mut commits: JoinSet<u64> = JoinSet::new();
+    let mut commits: JoinSet<()> = JoinSet::new();
+    // Commit task -> its plan's sequence number, so even a commit task that panicked takes
+    // its placements out of the in-flight set.
+    let mut seq_of: HashMap<tokio::task::Id, u64> = HashMap::new();
     let mut seq = 0u64;
     loop {
         tokio::select! {
             biased;
             _ = server.shutdown_token().cancelled() => return,
-            Some(done) = commits.join_next(), if !commits.is_empty() => {
-                if let Ok(id) = done {
+            Some(done) = commits.join_next_with_id(), if !commits.is_empty() => {
+                let task = match done {
+                    Ok((task, ())) => task,
+                    Err(e) => e.id(),
+                };
+                if let Some(id) = seq_of.remove(&task) {
                     in_flight.remove(id);
                 }
             }
@@ -127,10 +134,8 @@ pub(crate) async fn run(server: Server, mut rx: mpsc::Receiver<Request>) {
                 let Some(req) = req else { return };
                 seq += 1;
                 if let Some(commit) = check(&server, req, &mut in_flight, seq) {
-                    commits.spawn(async move {
-                        commit.await;
-                        seq
-                    });
+                    let task = commits.spawn(commit);
+                    seq_of.insert(task.id(), seq);
                 }
             }
         }

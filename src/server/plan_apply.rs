@@ -70,7 +70,7 @@ impl PlanQueue {
 #[derive(Default)]
 struct InFlight {
     /// Node ID -> (plan sequence number, placement).
-    by_node: HashMap<String, Vec<(u64, Allocation)>>,
+    by_node: HashMap<String, Vec<(u64, Arc<Allocation>)>>,
     /// Plan sequence number -> the nodes it placed on.
     nodes_of: HashMap<u64, Vec<String>>,
 }
@@ -83,7 +83,7 @@ impl InFlight {
             if list.last().is_none_or(|(s, _)| *s != seq) {
                 nodes.push(a.node_id.clone());
             }
-            list.push((seq, a.clone()));
+            list.push((seq, Arc::new(a.clone())));
         }
         self.nodes_of.insert(seq, nodes);
     }
@@ -101,7 +101,7 @@ impl InFlight {
     }
 
     /// Placements on `node_id` of plans in flight.
-    fn placed_on(&self, node_id: &str) -> impl Iterator<Item = &Allocation> {
+    fn placed_on(&self, node_id: &str) -> impl Iterator<Item = &Arc<Allocation>> {
         self.by_node
             .get(node_id)
             .into_iter()
@@ -235,11 +235,11 @@ fn evaluate(snap: &StateSnapshot, plan: &mut Plan, in_flight: &InFlight) -> Plan
         let fits = snap.node_by_id(&node_id).is_some_and(|node| {
             let mut existing = snap.allocs_for_node(&node_id);
             // A plan in flight may already be in `snap`: its version of an alloc counts once.
-            let pending: Vec<&Allocation> = in_flight.placed_on(&node_id).collect();
+            let pending: Vec<&Arc<Allocation>> = in_flight.placed_on(&node_id).collect();
             if !pending.is_empty() {
                 let ids: BTreeSet<&str> = pending.iter().map(|a| a.id.as_str()).collect();
                 existing.retain(|a| !ids.contains(a.id.as_str()));
-                existing.extend(pending.into_iter().map(|a| Arc::new(a.clone())));
+                existing.extend(pending.into_iter().cloned());
             }
             node_fits(&node, &existing, plan.node_update.get(&node_id), &allocs)
         });

@@ -19,11 +19,13 @@ use super::feasible::{
     escapes_computed_class, group_affinities, group_constraints, job_pool, node_in_any_dc,
     node_in_pool,
 };
+use super::node_check::{feasible, Eligibility};
 use super::plan_ctx::PlanCtx;
+use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
 use super::reconcile::{
     next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
 };
-use super::stack::{feasible, rank, Eligibility, RankConfig, RankedNode, SelectOptions, Stack};
+use super::stack::Stack;
 use super::update::tasks_updated;
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
@@ -435,7 +437,7 @@ fn update_decision(
     }
     let mut updated = existing.clone();
     let old = existing.allocated_resources.clone().unwrap_or_default();
-    let mut tasks = super::stack::task_resources(tg, config.oversubscribe);
+    let mut tasks = super::ranking::task_resources(tg, config.oversubscribe);
     for (name, tr) in tasks.iter_mut() {
         if let Some(prev) = old.tasks.get(name) {
             tr.networks = prev.networks.clone();

@@ -42,12 +42,14 @@ mod generic;
 pub mod host_volumes;
 #[cfg(test)]
 mod invariant_tests;
+mod node_check;
 #[cfg(test)]
 mod placement_tests;
 mod plan_ctx;
 mod preempt;
 mod propertyset;
 pub mod rank;
+mod ranking;
 pub mod reconcile;
 mod reconcile_deploy;
 #[cfg(test)]

@@ -7,6 +7,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use super::*;
+use crate::api::NodeScoreMeta;
 use crate::scheduler::testing::{alloc, job, node, TestState};
 use crate::scheduler::StateView;
 
@@ -108,4 +109,101 @@ fn filtered_nodes_report_their_reason_on_every_placement() {
         let reasons = m.constraint_filtered.expect("reasons");
         assert_eq!(reasons["${attr.kernel.name} = windows"], 2);
     }
+}
+
+/// Places `j` allocs one by one on a stack, with a few nodes too small, other jobs' allocs on
+/// some nodes, a reschedule penalty on some placements and stops along the way; returns
+/// each placement's node and metric.
+fn place_all(
+    mut stack: Stack,
+    state: &TestState,
+    j: &Arc<Job>,
+) -> Vec<(Option<String>, AllocMetric)> {
+    let tg = &j.task_groups[0];
+    let mut pctx = PlanCtx::new(state, 0);
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut elig = Eligibility::default();
+    let mut out = Vec::new();
+    for i in 0..tg.count as u32 {
+        let mut opts = SelectOptions {
+            affinities: crate::scheduler::feasible::group_affinities(j, tg),
+            alloc_name: format!("web.g[{i}]"),
+            ..Default::default()
+        };
+        if i % 5 == 0 {
+            opts.penalty_nodes.insert(format!("n{}", i % 7));
+        }
+        let mut metric = AllocMetric::default();
+        let best = stack.select(j, tg, &opts, &mut pctx, &mut rng, &mut elig, &mut metric);
+        if let Some(b) = &best {
+            pctx.place(alloc(j, i, &b.node.id));
+        }
+        if i % 9 == 4 {
+            if let Some(victim) = state.allocs.get(i as usize % state.allocs.len()) {
+                pctx.stop(victim, "test stop", None);
+            }
+        }
+        out.push((best.map(|b| b.node.id.clone()), metric));
+    }
+    out
+}
+
+#[test]
+fn cached_rankings_change_no_decision() {
+    let mut j = job(60);
+    j.datacenters = Some(vec!["dc1".into(), "dc2".into(), "dc3".into()]);
+    let tg = &mut j.task_groups[0];
+    tg.spreads = Some(serde_json::json!([{
+        "Attribute": "${node.datacenter}",
+        "Weight": 70,
+        "SpreadTarget": [{"Value": "dc1", "Percent": 60}, {"Value": "dc2", "Percent": 40}]
+    }]));
+    tg.affinities = Some(serde_json::json!([{
+        "LTarget": "${node.class}", "Operand": "=", "RTarget": "big", "Weight": 50
+    }]));
+    let j = Arc::new(j);
+    let other = {
+        let mut o = job(1);
+        o.id = "other".into();
+        Arc::new(o)
+    };
+    let nodes: Vec<Arc<Node>> = (0..40)
+        .map(|i| {
+            let mut n = node(&format!("n{i}"));
+            n.datacenter = ["dc1", "dc2", "dc3"][i % 3].into();
+            n.node_class = if i % 4 == 0 {
+                "big".into()
+            } else {
+                "small".into()
+            };
+            if i % 6 == 1 {
+                // Room for two of the group's allocs only.
+                n.node_resources.memory.memory_mb = 600;
+            }
+            Arc::new(n)
+        })
+        .collect();
+    let allocs = (0..10)
+        .map(|i| Arc::new(alloc(&other, i, &format!("n{}", i * 3))))
+        .collect();
+    let state = TestState {
+        index: 5,
+        jobs: vec![j.clone(), other],
+        nodes,
+        allocs,
+        ..Default::default()
+    };
+    let cached = place_all(Stack::new(state.nodes(), false), &state, &j);
+    let fresh = place_all(
+        Stack::new(state.nodes(), false).without_rank_cache(),
+        &state,
+        &j,
+    );
+    assert_eq!(cached.len(), 60);
+    assert!(cached.iter().filter(|(n, _)| n.is_some()).count() >= 50);
+    assert!(
+        cached.iter().any(|(_, m)| m.nodes_exhausted > 0),
+        "some nodes fill up"
+    );
+    assert_eq!(cached, fresh);
 }

@@ -32,12 +32,13 @@ use super::feasible::{
     group_constraints, has_driver, job_pool, meets_constraint, node_in_any_dc, node_in_pool,
 };
 use super::generic::{exhaust_resources, record_preemptions};
+use super::node_check::{feasible, Eligibility};
 use super::plan_ctx::PlanCtx;
 use super::propertyset::DistinctProperties;
+use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
 use super::reconcile::{
     STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
 };
-use super::stack::{feasible, rank, Eligibility, RankConfig, RankedNode, SelectOptions};
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
@@ -231,7 +232,7 @@ impl SystemRun<'_> {
             let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
                 .then(|| {
                     if !host_volumes::feasible(node, tg, &alloc_name) {
-                        super::stack::filter_node(
+                        super::node_check::filter_node(
                             &mut metric,
                             node,
                             host_volumes::FILTER_HOST_VOLUMES,
@@ -241,7 +242,7 @@ impl SystemRun<'_> {
                     if !props.is_empty() {
                         props.refresh(self.state, job, pctx);
                         if let Err(reason) = props.check(node) {
-                            super::stack::filter_node(&mut metric, node, &reason);
+                            super::node_check::filter_node(&mut metric, node, &reason);
                             return None;
                         }
                     }

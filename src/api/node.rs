@@ -56,6 +56,40 @@ pub struct Node {
     pub status_updated_at: i64,
     #[serde(rename = "TLSEnabled")]
     pub tls_enabled: bool,
+    /// The scheduler's feasibility class of this node value (see [`NodeMemo`]).
+    #[serde(skip)]
+    pub feasibility_class: NodeMemo,
+}
+
+/// A value the scheduler derives from a node's fields, computed once per node value: never
+/// serialized, ignored by `==`, and forgotten by `clone`, since a clone is how a changed node
+/// starts (the state store never changes a stored node in place).
+#[derive(Default)]
+pub struct NodeMemo(std::sync::OnceLock<u64>);
+
+impl NodeMemo {
+    /// The memoized value, computed by `f` the first time.
+    pub fn get_or_init(&self, f: impl FnOnce() -> u64) -> u64 {
+        *self.0.get_or_init(f)
+    }
+}
+
+impl Clone for NodeMemo {
+    fn clone(&self) -> Self {
+        NodeMemo::default()
+    }
+}
+
+impl PartialEq for NodeMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for NodeMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NodeMemo")
+    }
 }
 
 impl Node {

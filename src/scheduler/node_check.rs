@@ -3,9 +3,10 @@
 //! `distinct_hosts`, and the filter/exhaust counts in `AllocMetric`, kept as Nomad keys them.
 
 use std::collections::BTreeMap;
+use std::hash::{Hash as _, Hasher as _};
 use std::sync::Arc;
 
-use crate::api::{AllocMetric, Allocation, Job, Node, TaskGroup};
+use crate::api::{AllocMetric, Allocation, Constraint, Job, Node, TaskGroup};
 
 use super::feasible::{
     constraint_key, group_constraints, has_driver, meets_constraint, wants_distinct_hosts,
@@ -148,6 +149,41 @@ pub(super) fn static_feasible(
     }
     elig.set_group(&tg.name, &node.computed_class, true);
     Ok(())
+}
+
+/// The node's feasibility class: a hash of everything [`static_feasible`] reads except the
+/// node's unique fields (`unique.*` attributes and meta, ID, name), and of the computed class
+/// it records eligibility under. Nodes of one class pass or fail the static checks alike, and
+/// record the same eligibility, for any group whose constraints read no unique field (see
+/// [`reads_unique`]). Computed once per node value.
+pub(super) fn feasibility_class(node: &Node) -> u64 {
+    node.feasibility_class.get_or_init(|| {
+        let mut h = std::hash::DefaultHasher::new();
+        node.computed_class.hash(&mut h);
+        node.datacenter.hash(&mut h);
+        node.node_class.hash(&mut h);
+        node.node_pool.hash(&mut h);
+        for map in [&node.attributes, &node.meta] {
+            for (k, v) in map.iter().filter(|(k, _)| !k.starts_with("unique.")) {
+                k.hash(&mut h);
+                v.hash(&mut h);
+            }
+            0xfeu8.hash(&mut h);
+        }
+        for (name, d) in &node.drivers {
+            name.hash(&mut h);
+            (d.detected, d.healthy).hash(&mut h);
+        }
+        h.finish()
+    })
+}
+
+/// Whether a job or group constraint reads a unique node field, so the group's static checks
+/// run per node rather than per [`feasibility_class`] (Nomad: the constraint escapes the
+/// computed class).
+pub(super) fn reads_unique(job: &Job, tg: &TaskGroup) -> bool {
+    let unique = |c: &Constraint| c.l_target.contains("unique.") || c.r_target.contains("unique.");
+    job.constraints.iter().flatten().any(unique) || group_constraints(tg).into_iter().any(unique)
 }
 
 /// The job's and the group's `distinct_hosts` asks.

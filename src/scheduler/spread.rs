@@ -33,6 +33,9 @@ struct SpreadInfo {
     /// Bucket -> its desired count (`None`: not a target), resolved on first use: a score is
     /// asked for every node ranked, the buckets are few.
     by_bucket: Vec<Option<Option<f64>>>,
+    /// Bucket -> its boost for the current placement (counts change only in `refresh`),
+    /// except the boost of a zero-target bucket, which follows the lowest boost seen.
+    boosts: Vec<Option<f64>>,
 }
 
 /// One group's spread state, kept across the group's placements like Nomad's iterator.
@@ -75,6 +78,7 @@ impl SpreadScorer {
                     weight,
                     desired,
                     by_bucket: Vec::new(),
+                    boosts: Vec::new(),
                 },
             ));
         }
@@ -87,8 +91,9 @@ impl SpreadScorer {
 
     /// Recounts the plan's placements; call before each placement.
     pub fn refresh(&mut self, state: &dyn StateView, job: &Job, pctx: &PlanCtx<'_>) {
-        for (set, _) in &mut self.sets {
+        for (set, info) in &mut self.sets {
             set.populate_proposed(state, job, pctx);
+            info.boosts.clear();
         }
     }
 
@@ -124,13 +129,30 @@ impl SpreadScorer {
 
     /// Set `i`'s boost for a node in bucket `b` (`None`: the node lacks the property).
     fn boost(&mut self, i: usize, b: Option<usize>) -> f64 {
-        let (set, info) = &mut self.sets[i];
         let Some(b) = b else {
             return -1.0;
         };
+        if let Some(Some(boost)) = self.sets[i].1.boosts.get(b) {
+            return *boost;
+        }
+        let boost = self.compute_boost(i, b);
+        let info = &mut self.sets[i].1;
+        if let Some(boost) = boost {
+            if info.boosts.len() <= b {
+                info.boosts.resize(b + 1, None);
+            }
+            info.boosts[b] = Some(boost);
+        }
+        boost.unwrap_or(self.lowest_boost)
+    }
+
+    /// Set `i`'s boost for bucket `b`; `None` for a zero-target bucket, whose boost is the
+    /// lowest boost seen so far.
+    fn compute_boost(&mut self, i: usize, b: usize) -> Option<f64> {
+        let (set, info) = &mut self.sets[i];
         let used = set.used_in(b) as f64 + 1.0;
         if info.desired.is_empty() {
-            return even_spread_boost(set, b);
+            return Some(even_spread_boost(set, b));
         }
         if info.by_bucket.len() <= b {
             info.by_bucket.resize(b + 1, None);
@@ -143,11 +165,11 @@ impl SpreadScorer {
                 .copied()
         });
         let Some(want) = want else {
-            return -1.0;
+            return Some(-1.0);
         };
         let weight = info.weight;
         if want == 0.0 {
-            return self.lowest_boost;
+            return None;
         }
         let weight = if self.sum_weights == 0.0 {
             0.0
@@ -158,7 +180,7 @@ impl SpreadScorer {
         if boost < self.lowest_boost {
             self.lowest_boost = boost;
         }
-        boost
+        Some(boost)
     }
 }
 

@@ -18,11 +18,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
+use rustc_hash::FxHashMap;
 
 use crate::api::{AllocMetric, Job, Node, TaskGroup};
 
 use super::feasible::CONSTRAINT_DISTINCT_HOSTS;
-use super::node_check::{exhaust_node, filter_node, static_feasible, DistinctHosts};
+use super::node_check::{
+    exhaust_node, feasibility_class, filter_node, reads_unique, static_feasible, DistinctHosts,
+};
 use super::plan_ctx::PlanCtx;
 use super::propertyset::DistinctProperties;
 use super::ranking::{
@@ -40,23 +43,28 @@ const MAX_SKIP: usize = 3;
 /// Top-scoring nodes kept in `ScoreMetaData` (Nomad's MaxRetainedNodeScores).
 const MAX_RETAINED_NODE_SCORES: usize = 5;
 
-/// Per node (by stack position), the outcome of [`static_feasible`] for one group.
+/// Per node (by stack position), the outcome of [`static_feasible`] for one group, and per
+/// feasibility class when the group's constraints read no unique node field.
 struct FeasibilityCache {
     /// 0 = not checked yet, 1 = feasible, 2 + i = filtered for `reasons[i]`.
     state: Vec<u32>,
     reasons: Vec<String>,
+    /// Outcomes by [`feasibility_class`]; `None` when the group reads unique fields.
+    by_class: Option<FxHashMap<u64, u32>>,
 }
 
 impl FeasibilityCache {
-    fn new(nodes: usize) -> Self {
+    fn new(nodes: usize, job: &Job, tg: &TaskGroup) -> Self {
         FeasibilityCache {
             state: vec![0; nodes],
             reasons: Vec::new(),
+            by_class: (!reads_unique(job, tg)).then(FxHashMap::default),
         }
     }
 
-    /// The cached outcome, checking the node the first time. A repeated check would record
-    /// nothing new in `elig` (each class keeps its first outcome), so skipping it is exact.
+    /// The cached outcome, checking the node (or its class) the first time. A repeated
+    /// check would record nothing new in `elig` (each computed class keeps its first
+    /// outcome, and a feasibility class has one computed class), so skipping it is exact.
     fn check(
         &mut self,
         pos: usize,
@@ -66,23 +74,39 @@ impl FeasibilityCache {
         elig: &mut Eligibility,
     ) -> Result<(), &str> {
         if self.state[pos] == 0 {
-            self.state[pos] = match static_feasible(node, job, tg, elig) {
-                Ok(()) => 1,
-                Err(reason) => {
-                    let i = match self.reasons.iter().position(|r| *r == reason) {
-                        Some(i) => i,
-                        None => {
-                            self.reasons.push(reason);
-                            self.reasons.len() - 1
-                        }
-                    };
-                    2 + i as u32
+            let class = self.by_class.as_ref().map(|_| feasibility_class(node));
+            let known = class.and_then(|c| self.by_class.as_ref()?.get(&c).copied());
+            self.state[pos] = match known {
+                Some(state) => state,
+                None => {
+                    let state = self.outcome(static_feasible(node, job, tg, elig));
+                    if let (Some(c), Some(by_class)) = (class, self.by_class.as_mut()) {
+                        by_class.insert(c, state);
+                    }
+                    state
                 }
             };
         }
         match self.state[pos] {
             1 => Ok(()),
             s => Err(&self.reasons[(s - 2) as usize]),
+        }
+    }
+
+    /// The state value of a check's outcome, interning the filter reason.
+    fn outcome(&mut self, checked: Result<(), String>) -> u32 {
+        match checked {
+            Ok(()) => 1,
+            Err(reason) => {
+                let i = match self.reasons.iter().position(|r| *r == reason) {
+                    Some(i) => i,
+                    None => {
+                        self.reasons.push(reason);
+                        self.reasons.len() - 1
+                    }
+                };
+                2 + i as u32
+            }
         }
     }
 }
@@ -231,7 +255,7 @@ impl Stack {
         self.sync_views(ctx);
         let n = self.nodes.len();
         let mut group = self.groups.remove(&tg.name).unwrap_or_else(|| GroupCache {
-            feasibility: FeasibilityCache::new(n),
+            feasibility: FeasibilityCache::new(n, job, tg),
             ranks: RankCache::default(),
             spread: SpreadScorer::new(state, job, tg),
             distinct: DistinctProperties::new(state, job, tg),

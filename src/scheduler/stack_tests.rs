@@ -207,3 +207,67 @@ fn cached_rankings_change_no_decision() {
     );
     assert_eq!(cached, fresh);
 }
+
+#[test]
+fn static_checks_shared_by_class_still_see_each_nodes_own_fields() {
+    // All three nodes claim the same computed class; only n1 really fits the job.
+    let mut j = job(1);
+    j.constraints = Some(vec![crate::api::Constraint {
+        l_target: "${attr.os.name}".into(),
+        operand: "=".into(),
+        r_target: "debian".into(),
+    }]);
+    let mut nodes: Vec<Node> = (1..=3).map(|i| node(&format!("n{i}"))).collect();
+    for n in &mut nodes {
+        n.attributes.insert("os.name".into(), "debian".into());
+    }
+    nodes[1]
+        .attributes
+        .insert("os.name".into(), "ubuntu".into());
+    if let Some(d) = nodes[2].drivers.get_mut("raw_exec") {
+        d.healthy = false;
+    }
+    let state = TestState {
+        index: 5,
+        jobs: vec![Arc::new(j.clone())],
+        nodes: nodes.into_iter().map(Arc::new).collect(),
+        ..Default::default()
+    };
+    let mut pctx = PlanCtx::new(&state, 0);
+    let mut stack = Stack::new(state.nodes(), false);
+    let (best, m) = select(&mut stack, &j, &mut pctx);
+    assert_eq!(best.map(|b| b.node.id.clone()).as_deref(), Some("n1"));
+    assert_eq!(m.nodes_filtered, 2, "{m:?}");
+    let reasons = m.constraint_filtered.expect("reasons");
+    assert_eq!(reasons["${attr.os.name} = debian"], 1);
+    assert_eq!(reasons["missing drivers"], 1);
+}
+
+#[test]
+fn a_constraint_on_a_unique_attribute_is_checked_per_node() {
+    let mut j = job(1);
+    j.constraints = Some(vec![crate::api::Constraint {
+        l_target: "${attr.unique.hostname}".into(),
+        operand: "=".into(),
+        r_target: "h2".into(),
+    }]);
+    let nodes: Vec<Arc<Node>> = (1..=3)
+        .map(|i| {
+            let mut n = node(&format!("n{i}"));
+            n.attributes
+                .insert("unique.hostname".into(), format!("h{i}"));
+            Arc::new(n)
+        })
+        .collect();
+    let state = TestState {
+        index: 5,
+        jobs: vec![Arc::new(j.clone())],
+        nodes,
+        ..Default::default()
+    };
+    let mut pctx = PlanCtx::new(&state, 0);
+    let mut stack = Stack::new(state.nodes(), false);
+    let (best, m) = select(&mut stack, &j, &mut pctx);
+    assert_eq!(best.map(|b| b.node.id.clone()).as_deref(), Some("n2"));
+    assert_eq!(m.nodes_filtered, 2);
+}

@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job (alias of `job start`)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
@@ -456,6 +457,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -527,6 +530,62 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--no-shutdown-delay', '--no-shutdown-delay', [CompletionResultType]::ParameterName, 'Stop the allocations without waiting out their shutdown_delay')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;start' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;tag;apply' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Specifies the name of the version to tag. This is a required field')
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'Specifies a description for the version. This is an optional field')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Specifies the version of the job to tag. If not provided, the latest version of the job will be tagged')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag;unset' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The name of the tag to remove from the job version')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag;help' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;tag;help;apply' {
+            break
+        }
+        'nomad;job;tag;help;unset' {
+            break
+        }
+        'nomad;job;tag;help;help' {
             break
         }
         'nomad;job;inspect' {
@@ -734,6 +793,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -761,6 +822,20 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;stop' {
+            break
+        }
+        'nomad;job;help;start' {
+            break
+        }
+        'nomad;job;help;tag' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            break
+        }
+        'nomad;job;help;tag;apply' {
+            break
+        }
+        'nomad;job;help;tag;unset' {
             break
         }
         'nomad;job;help;inspect' {
@@ -1252,6 +1327,17 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;start' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;init' {
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'If the short flag is set, a minimal jobspec without comments is emitted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -1352,6 +1438,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job (alias of `job start`)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
@@ -1456,6 +1543,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -1482,6 +1571,20 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;stop' {
+            break
+        }
+        'nomad;help;job;start' {
+            break
+        }
+        'nomad;help;job;tag' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            break
+        }
+        'nomad;help;job;tag;apply' {
+            break
+        }
+        'nomad;help;job;tag;unset' {
             break
         }
         'nomad;help;job;inspect' {
@@ -1623,6 +1726,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;stop' {
+            break
+        }
+        'nomad;help;start' {
             break
         }
         'nomad;help;init' {

@@ -70,6 +70,9 @@ _nomad() {
             nomad,service)
                 cmd="nomad__subcmd__service"
                 ;;
+            nomad,start)
+                cmd="nomad__subcmd__start"
+                ;;
             nomad,status)
                 cmd="nomad__subcmd__status"
                 ;;
@@ -265,6 +268,9 @@ _nomad() {
             nomad__subcmd__help,service)
                 cmd="nomad__subcmd__help__subcmd__service"
                 ;;
+            nomad__subcmd__help,start)
+                cmd="nomad__subcmd__help__subcmd__start"
+                ;;
             nomad__subcmd__help,status)
                 cmd="nomad__subcmd__help__subcmd__status"
                 ;;
@@ -379,17 +385,29 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,scaling-events)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__help__subcmd__job,start)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__start"
+                ;;
             nomad__subcmd__help__subcmd__job,status)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__status"
                 ;;
             nomad__subcmd__help__subcmd__job,stop)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__stop"
                 ;;
+            nomad__subcmd__help__subcmd__job,tag)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag"
+                ;;
             nomad__subcmd__help__subcmd__job,validate)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__validate"
                 ;;
             nomad__subcmd__help__subcmd__job__subcmd__periodic,force)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__help__subcmd__job__subcmd__tag,apply)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__help__subcmd__job__subcmd__tag,unset)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__unset"
                 ;;
             nomad__subcmd__help__subcmd__node,drain)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__drain"
@@ -490,11 +508,17 @@ _nomad() {
             nomad__subcmd__job,scaling-events)
                 cmd="nomad__subcmd__job__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__job,start)
+                cmd="nomad__subcmd__job__subcmd__start"
+                ;;
             nomad__subcmd__job,status)
                 cmd="nomad__subcmd__job__subcmd__status"
                 ;;
             nomad__subcmd__job,stop)
                 cmd="nomad__subcmd__job__subcmd__stop"
+                ;;
+            nomad__subcmd__job,tag)
+                cmd="nomad__subcmd__job__subcmd__tag"
                 ;;
             nomad__subcmd__job,validate)
                 cmd="nomad__subcmd__job__subcmd__validate"
@@ -547,17 +571,29 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,scaling-events)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__job__subcmd__help,start)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__start"
+                ;;
             nomad__subcmd__job__subcmd__help,status)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__status"
                 ;;
             nomad__subcmd__job__subcmd__help,stop)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__stop"
                 ;;
+            nomad__subcmd__job__subcmd__help,tag)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag"
+                ;;
             nomad__subcmd__job__subcmd__help,validate)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__validate"
                 ;;
             nomad__subcmd__job__subcmd__help__subcmd__periodic,force)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__tag,apply)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__tag,unset)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__unset"
                 ;;
             nomad__subcmd__job__subcmd__periodic,force)
                 cmd="nomad__subcmd__job__subcmd__periodic__subcmd__force"
@@ -570,6 +606,24 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__periodic__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag,apply)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__tag,help)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag,unset)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__unset"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,apply)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,help)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,unset)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__unset"
                 ;;
             nomad__subcmd__node,drain)
                 cmd="nomad__subcmd__node__subcmd__drain"
@@ -743,7 +797,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="-v -h --version --help agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1973,7 +2027,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2393,7 +2447,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events"
+            opts="init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2630,6 +2684,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__job__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__job__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2647,6 +2715,48 @@ _nomad() {
         nomad__subcmd__help__subcmd__job__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag)
+            opts="apply unset"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2952,6 +3062,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3113,7 +3237,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
+            opts="-h --help init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3263,7 +3387,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
+            opts="init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3514,6 +3638,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3531,6 +3669,48 @@ _nomad() {
         nomad__subcmd__job__subcmd__help__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag)
+            opts="apply unset"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3994,6 +4174,36 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__start)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__status)
             opts="-h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -4048,6 +4258,152 @@ _nomad() {
                     return 0
                     ;;
                 --eval-priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag)
+            opts="-h --help apply unset help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__apply)
+            opts="-h --address --region --namespace --token --name --description --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help)
+            opts="apply unset help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__unset)
+            opts="-h --address --region --namespace --token --name --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5117,6 +5473,36 @@ _nomad() {
         nomad__subcmd__service__subcmd__list)
             opts="-h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__start)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
+            cand start 'Start a stopped job (alias of `job start`)'
             cand init 'init'
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
@@ -404,6 +405,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -471,6 +474,54 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --no-shutdown-delay 'Stop the allocations without waiting out their shutdown_delay'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'nomad;job;start'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;tag;apply'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --name 'Specifies the name of the version to tag. This is a required field'
+            cand --description 'Specifies a description for the version. This is an optional field'
+            cand --version 'Specifies the version of the job to tag. If not provided, the latest version of the job will be tagged'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag;unset'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --name 'The name of the tag to remove from the job version'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag;help'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;tag;help;apply'= {
+        }
+        &'nomad;job;tag;help;unset'= {
+        }
+        &'nomad;job;tag;help;help'= {
         }
         &'nomad;job;inspect'= {
             cand --address 'The address of the Nomad server'
@@ -659,6 +710,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -682,6 +735,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;status'= {
         }
         &'nomad;job;help;stop'= {
+        }
+        &'nomad;job;help;start'= {
+        }
+        &'nomad;job;help;tag'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+        }
+        &'nomad;job;help;tag;apply'= {
+        }
+        &'nomad;job;help;tag;unset'= {
         }
         &'nomad;job;help;inspect'= {
         }
@@ -1092,6 +1155,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;start'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;init'= {
             cand --short 'If the short flag is set, a minimal jobspec without comments is emitted'
             cand -h 'Print help'
@@ -1186,6 +1259,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
+            cand start 'Start a stopped job (alias of `job start`)'
             cand init 'init'
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
@@ -1265,6 +1339,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -1287,6 +1363,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;status'= {
         }
         &'nomad;help;job;stop'= {
+        }
+        &'nomad;help;job;start'= {
+        }
+        &'nomad;help;job;tag'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+        }
+        &'nomad;help;job;tag;apply'= {
+        }
+        &'nomad;help;job;tag;unset'= {
         }
         &'nomad;help;job;inspect'= {
         }
@@ -1387,6 +1473,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;run'= {
         }
         &'nomad;help;stop'= {
+        }
+        &'nomad;help;start'= {
         }
         &'nomad;help;init'= {
         }

@@ -17,6 +17,7 @@ mod host_volumes;
 mod interact;
 mod job_ops;
 mod job_output;
+mod job_versions;
 mod nodes;
 mod operator;
 mod quickstart;

@@ -80,13 +80,11 @@ fn format_version(job: &Job, full: bool) -> anyhow::Result<String> {
         format!("Stable|{}", job.stable),
         format!("Submit Date|{}", output::format_unix_nano(job.submit_time)),
     ];
-    if let Some(name) = job
-        .version_tag
-        .as_ref()
-        .and_then(|t| t.get("Name"))
-        .and_then(serde_json::Value::as_str)
-    {
-        rows.push(format!("Tag Name|{name}"));
+    if let Some(tag) = &job.version_tag {
+        rows.push(format!("Tag Name|{}", tag.name));
+        if !tag.description.is_empty() {
+            rows.push(format!("Tag Description|{}", tag.description));
+        }
     }
     if full {
         rows.push(format!("Full|JSON Job:\n{}", output::json_pretty(job)?));

@@ -10,6 +10,7 @@ mod argv;
 mod deployment;
 mod eval;
 mod fmt;
+mod gotemplate;
 mod job;
 mod meta;
 mod monitor;

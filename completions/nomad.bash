@@ -873,7 +873,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__agent__subcmd__info)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,6 +892,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -917,7 +921,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__checks)
-            opts="-h --address --region --namespace --token --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -936,6 +940,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1297,7 +1305,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__status)
-            opts="-h --address --region --namespace --token --short --verbose --json --stats --help"
+            opts="-t -h --address --region --namespace --token --short --verbose --json --stats --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1316,6 +1324,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1527,7 +1539,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__list)
-            opts="-h --address --region --namespace --token --json --verbose --filter --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1546,6 +1558,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1655,7 +1671,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__status)
-            opts="-h --address --region --namespace --token --json --verbose --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1674,6 +1690,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1833,7 +1853,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__list)
-            opts="-h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --filter --help"
+            opts="-t -h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1852,6 +1872,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1883,7 +1907,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__status)
-            opts="-h --address --region --namespace --token --monitor --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --monitor --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1902,6 +1926,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3203,7 +3231,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --version --help"
+            opts="-t -h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3222,6 +3250,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3251,7 +3283,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__allocs)
-            opts="-h --address --region --namespace --token --all --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --all --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3270,6 +3302,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3281,7 +3317,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__deployments)
-            opts="-h --address --region --namespace --token --latest --all --json --verbose --help"
+            opts="-t -h --address --region --namespace --token --latest --all --json --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3300,6 +3336,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3737,7 +3777,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__history)
-            opts="-p -h --address --region --namespace --token --full --json --version --help"
+            opts="-p -t -h --address --region --namespace --token --full --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3756,6 +3796,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3785,7 +3829,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --version --help"
+            opts="-t -h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3804,6 +3848,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4205,7 +4253,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__status)
-            opts="-h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4224,6 +4272,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4805,7 +4857,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__meta__subcmd__read)
-            opts="-h --address --region --namespace --token --node-id --json --help"
+            opts="-t -h --address --region --namespace --token --node-id --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4831,6 +4883,10 @@ _nomad() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -4839,7 +4895,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__status)
-            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --os --stats --per-page --page-token --filter --help"
+            opts="-t -h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --os --stats --per-page --page-token --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4858,6 +4914,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5035,7 +5095,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5054,6 +5114,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5293,7 +5357,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__server__subcmd__members)
-            opts="-h --address --region --namespace --token --detailed --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --detailed --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5312,6 +5376,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5437,7 +5505,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__service__subcmd__info)
-            opts="-h --address --region --namespace --token --json --verbose --filter --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5456,6 +5524,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5471,7 +5543,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__service__subcmd__list)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5490,6 +5562,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -70,6 +70,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l address -d 'T
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l json -d 'Output the agent\'s self information in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -s h -l help -d 'Print help'
@@ -86,6 +87,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Shows only the most recent task event'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l json -d 'Output the allocation in its JSON format'
@@ -138,6 +140,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l json -d 'Output the latest health check status information in a JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -s h -l help -d 'Print help'
@@ -187,6 +190,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l json -d 'Output the deployments in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l verbose -d 'Display full information'
@@ -195,6 +199,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l json -d 'Output the deployment in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
@@ -258,6 +263,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l per-page -d 'How many results to show per page' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l job -d 'Only show evaluations for this job ID' -r
@@ -270,6 +276,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l monitor -d 'Monitor an outstanding evaluation'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l json -d 'Output the evaluation in its JSON format'
@@ -329,6 +336,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single job is being queried'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l evals -d 'Display the evaluations associated with the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l all-allocs -d 'Display all allocations matching the job ID, including those from an older instance of the job'
@@ -362,6 +370,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help'
@@ -378,6 +387,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l all -d 'Display all allocations matching the job ID, even those from an older instance of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l json -d 'Output the allocations in a JSON format'
@@ -386,6 +396,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l version -d 'Display only the history for the given version' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s p -d 'Display the difference between each version of the job and the previous one'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l full -d 'Display the full job definition for each version'
@@ -455,6 +466,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l latest -d 'Only show the latest deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l all -d 'Also show deployments of earlier jobs registered with the same ID'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l json -d 'Output the deployments in their JSON format'
@@ -512,6 +524,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l per-page -d 'How many nodes to show per page' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
@@ -566,6 +579,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subc
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l detailed -d 'Show detailed information about each member (same as -verbose)'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l verbose -d 'Show detailed information about each member'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l json -d 'Output the latest information about each member in a JSON format'
@@ -581,12 +595,14 @@ complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_sub
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l json -d 'Output the service registrations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l json -d 'Output the service registrations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l verbose -d 'Display full information of each registration'
@@ -684,6 +700,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l address -d 'The 
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s h -l help -d 'Print help'

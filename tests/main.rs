@@ -12,6 +12,7 @@ mod docker;
 mod durability;
 mod examples;
 mod exec;
+mod format_template;
 mod gc;
 mod host_volumes;
 mod interact;

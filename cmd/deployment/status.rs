@@ -13,6 +13,9 @@ pub struct ListArgs {
     /// Output the deployments in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
@@ -28,6 +31,9 @@ pub struct StatusArgs {
     /// Output the deployment in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
@@ -45,9 +51,12 @@ pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&list)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &list,
+        )?);
     }
     list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
@@ -65,9 +74,12 @@ pub async fn status(args: &StatusArgs) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&d)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &d,
+        )?);
     }
     output::out(format_deployment(&d, length))?;
     Ok(0)

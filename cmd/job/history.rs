@@ -19,6 +19,9 @@ pub struct Args {
     /// Output the job versions in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display only the history for the given version.
     #[arg(long)]
     pub version: Option<String>,
@@ -61,9 +64,12 @@ pub async fn run(a: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         }
         None => versions.iter().collect(),
     };
-    if a.json {
-        output::out(output::json_pretty(&selected)?)?;
-        return Ok(0);
+    if output::wants_formatted(a.json, a.template.as_deref()) {
+        return Ok(output::print_formatted(
+            a.json,
+            a.template.as_deref(),
+            &selected,
+        )?);
     }
     let blocks: Vec<String> = selected
         .iter()

@@ -6,7 +6,7 @@
 //! `if`/`else if`/`else`, `with`/`else`, `range` (arrays, maps in key order, integers) with
 //! `$i, $e :=`, `break`, `continue`, string/raw-string/number/bool/nil literals, Go's builtin
 //! functions (`and or not len index slice print printf println eq ne lt le gt ge html js
-//! urlquery`) and some of the `sprig_` functions Nomad registers (see `exec.rs`).
+//! urlquery`) and some of the `sprig_` functions Nomad registers (see `sprig.rs`).
 //! Not supported: `define`, `template`, `block` (a parse error says so), methods on values.
 //!
 //! Errors are Go's texts: `template: :1: unclosed action`,
@@ -15,6 +15,7 @@
 mod exec;
 mod parse;
 mod printf;
+mod sprig;
 
 use serde_json::Value;
 

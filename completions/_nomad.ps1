@@ -282,8 +282,10 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'How long to wait before polling an update, used in conjunction with monitor mode')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployment in its JSON format')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--monitor', '--monitor', [CompletionResultType]::ParameterName, 'Enter monitor mode to poll for updates to the deployment status')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

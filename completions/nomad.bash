@@ -1671,7 +1671,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__status)
-            opts="-t -h --address --region --namespace --token --json --verbose --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --monitor --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1694,6 +1694,10 @@ _nomad() {
                     return 0
                     ;;
                 -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -255,8 +255,10 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
             cand -t 'Format and display the output using a Go template'
+            cand --wait 'How long to wait before polling an update, used in conjunction with monitor mode'
             cand --json 'Output the deployment in its JSON format'
             cand --verbose 'Display full information'
+            cand --monitor 'Enter monitor mode to poll for updates to the deployment status'
             cand -h 'Print help'
             cand --help 'Print help'
         }

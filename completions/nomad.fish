@@ -200,8 +200,10 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l wait -d 'How long to wait before polling an update, used in conjunction with monitor mode' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l json -d 'Output the deployment in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l monitor -d 'Enter monitor mode to poll for updates to the deployment status'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l region -d 'The region of the Nomad servers to forward commands to' -r

@@ -1047,6 +1047,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -1063,12 +1065,39 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;server;join' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;server;force-leave' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--prune', '--prune', [CompletionResultType]::ParameterName, 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;server;help' {
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'nomad;server;help;members' {
+            break
+        }
+        'nomad;server;help;join' {
+            break
+        }
+        'nomad;server;help;force-leave' {
             break
         }
         'nomad;server;help;help' {
@@ -1683,9 +1712,17 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         }
         'nomad;help;server' {
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             break
         }
         'nomad;help;server;members' {
+            break
+        }
+        'nomad;help;server;join' {
+            break
+        }
+        'nomad;help;server;force-leave' {
             break
         }
         'nomad;help;service' {

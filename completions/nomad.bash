@@ -439,6 +439,12 @@ _nomad() {
             nomad__subcmd__help__subcmd__operator__subcmd__scheduler,set-config)
                 cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config"
                 ;;
+            nomad__subcmd__help__subcmd__server,force-leave)
+                cmd="nomad__subcmd__help__subcmd__server__subcmd__force__subcmd__leave"
+                ;;
+            nomad__subcmd__help__subcmd__server,join)
+                cmd="nomad__subcmd__help__subcmd__server__subcmd__join"
+                ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
                 ;;
@@ -721,14 +727,26 @@ _nomad() {
             nomad__subcmd__operator__subcmd__scheduler__subcmd__help,set-config)
                 cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__set__subcmd__config"
                 ;;
+            nomad__subcmd__server,force-leave)
+                cmd="nomad__subcmd__server__subcmd__force__subcmd__leave"
+                ;;
             nomad__subcmd__server,help)
                 cmd="nomad__subcmd__server__subcmd__help"
+                ;;
+            nomad__subcmd__server,join)
+                cmd="nomad__subcmd__server__subcmd__join"
                 ;;
             nomad__subcmd__server,members)
                 cmd="nomad__subcmd__server__subcmd__members"
                 ;;
+            nomad__subcmd__server__subcmd__help,force-leave)
+                cmd="nomad__subcmd__server__subcmd__help__subcmd__force__subcmd__leave"
+                ;;
             nomad__subcmd__server__subcmd__help,help)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__server__subcmd__help,join)
+                cmd="nomad__subcmd__server__subcmd__help__subcmd__join"
                 ;;
             nomad__subcmd__server__subcmd__help,members)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__members"
@@ -3011,8 +3029,36 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__server)
-            opts="members"
+            opts="members join force-leave"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__server__subcmd__force__subcmd__leave)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__server__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -5305,7 +5351,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__server)
-            opts="-h --help members help"
+            opts="-h --help members join force-leave help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5318,9 +5364,53 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__server__subcmd__help)
-            opts="members help"
+        nomad__subcmd__server__subcmd__force__subcmd__leave)
+            opts="-h --address --region --namespace --token --prune --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__server__subcmd__help)
+            opts="members join force-leave help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__server__subcmd__help__subcmd__force__subcmd__leave)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -5346,6 +5436,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__server__subcmd__help__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__server__subcmd__help__subcmd__members)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -5353,6 +5457,36 @@ _nomad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__server__subcmd__join)
+            opts="-h --address --region --namespace --token --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

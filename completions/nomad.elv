@@ -920,6 +920,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;server;members'= {
@@ -934,11 +936,34 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;server;join'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;server;force-leave'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --prune 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;server;help'= {
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;server;help;members'= {
+        }
+        &'nomad;server;help;join'= {
+        }
+        &'nomad;server;help;force-leave'= {
         }
         &'nomad;server;help;help'= {
         }
@@ -1448,8 +1473,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;help;server'= {
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
         }
         &'nomad;help;server;members'= {
+        }
+        &'nomad;help;server;join'= {
+        }
+        &'nomad;help;server;force-leave'= {
         }
         &'nomad;help;service'= {
             cand list 'Display all registered Nomad services'

@@ -574,9 +574,11 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "members" -d 'Display a list of known servers and their status'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "force-leave" -d 'Force a server into the \'left\' state'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
@@ -586,7 +588,20 @@ complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subc
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l verbose -d 'Show detailed information about each member'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l json -d 'Output the latest information about each member in a JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l prune -d 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "force-leave" -d 'Force a server into the \'left\' state'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "list" -d 'Display all registered Nomad services'
@@ -825,6 +840,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "force-leave" -d 'Force a server into the \'left\' state'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "list" -d 'Display all registered Nomad services'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "info" -d 'Display an individual Nomad service registration'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "delete" -d 'Deregister a registered Nomad service'

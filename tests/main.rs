@@ -23,5 +23,6 @@ mod nodes;
 mod operator;
 mod quickstart;
 mod restart_survival;
+mod server_membership;
 mod services;
 mod templates;

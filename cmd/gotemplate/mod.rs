@@ -13,6 +13,7 @@
 //! `template: :1:2: executing "" at <len .ID>: error calling len: ...`.
 
 mod exec;
+mod lex;
 mod parse;
 mod printf;
 mod sprig;

@@ -12,6 +12,9 @@ pub struct Args {
     /// Output the agent's self information in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// No arguments are accepted.
     #[arg(hide = true)]
     pub rest: Vec<String>,
@@ -31,9 +34,12 @@ pub async fn run(args: &Args) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&info)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &info,
+        )?);
     }
     output::out(format_stats(&info["stats"]))?;
     Ok(0)

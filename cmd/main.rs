@@ -10,6 +10,7 @@ mod argv;
 mod deployment;
 mod eval;
 mod fmt;
+mod gotemplate;
 mod job;
 mod meta;
 mod monitor;
@@ -91,6 +92,8 @@ pub enum Command {
     Run(job::run::Args),
     /// Stop a running job (alias of `job stop`)
     Stop(job::stop::Args),
+    /// Start a stopped job (alias of `job start`)
+    Start(job::start::Args),
     #[command(hide = true)]
     Init(job::init::Args),
     #[command(hide = true)]
@@ -122,6 +125,7 @@ async fn dispatch(cmd: &Command) -> anyhow::Result<i32> {
         Command::System(c) => system::run(c).await,
         Command::Run(a) => job::run::run(a, &a.global).await,
         Command::Stop(a) => job::stop::run(a, &a.global).await,
+        Command::Start(a) => job::start::run(a, &a.global).await,
         Command::Init(a) => job::init::run(a),
         Command::Inspect(a) => job::inspect::run(a, &a.global).await,
         Command::Validate(a) => job::validate::run(a, &a.global).await,

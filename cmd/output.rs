@@ -279,6 +279,51 @@ pub fn json_pretty<T: serde::Serialize>(value: &T) -> serde_json::Result<String>
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
+/// Nomad's `Format(json, template, data)` behind `-json` and `-t`: the data as 4-space JSON,
+/// or run through a Go template over that same JSON. Errors are Nomad's texts, for the caller
+/// to print before exiting 1.
+pub fn format_data<T: serde::Serialize>(
+    json: bool,
+    template: Option<&str>,
+    data: &T,
+) -> Result<String, String> {
+    let template = template.filter(|t| !t.is_empty());
+    match (json, template) {
+        (true, Some(_)) => Err("Both json and template formatting are not allowed".to_string()),
+        (true, None) => json_pretty(data).map_err(|e| format!("Error formatting the data: {e}")),
+        (false, Some(t)) => {
+            let value = serde_json::to_value(data)
+                .map_err(|e| format!("Error formatting the data: {e}"))?;
+            crate::gotemplate::render(t, &value)
+                .map_err(|e| format!("Error formatting the data: {e}"))
+        }
+        (false, None) => Err("no formatting option given".to_string()),
+    }
+}
+
+/// Print `data` as `-json`/`-t` asked (see [`format_data`]); the exit code to return.
+pub fn print_formatted<T: serde::Serialize>(
+    json: bool,
+    template: Option<&str>,
+    data: &T,
+) -> std::io::Result<i32> {
+    match format_data(json, template, data) {
+        Ok(text) => {
+            out(text)?;
+            Ok(0)
+        }
+        Err(e) => {
+            err(e);
+            Ok(1)
+        }
+    }
+}
+
+/// Whether `-json` or a non-empty `-t` asks for formatted output.
+pub fn wants_formatted(json: bool, template: Option<&str>) -> bool {
+    json || template.is_some_and(|t| !t.is_empty())
+}
+
 /// Nomad's multierror-style warnings text: "1 warning:\n\n* a" / "2 warnings:\n\n* a\n* b".
 pub fn format_warning_list(warnings: &[String]) -> String {
     match warnings.len() {

@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job (alias of `job start`)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
@@ -75,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the agent''s self information in its JSON format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -99,6 +101,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Shows only the most recent task event')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the allocation in its JSON format')
@@ -165,6 +168,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the latest health check status information in a JSON format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -264,6 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployments in their JSON format')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
@@ -276,8 +281,11 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'How long to wait before polling an update, used in conjunction with monitor mode')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployment in its JSON format')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('--monitor', '--monitor', [CompletionResultType]::ParameterName, 'Enter monitor mode to poll for updates to the deployment status')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -398,6 +406,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--per-page', '--per-page', [CompletionResultType]::ParameterName, 'How many results to show per page')
             [CompletionResult]::new('--page-token', '--page-token', [CompletionResultType]::ParameterName, 'Where to start pagination')
             [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Only show evaluations for this job ID')
@@ -414,6 +423,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--monitor', '--monitor', [CompletionResultType]::ParameterName, 'Monitor an outstanding evaluation')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show full information')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the evaluation in its JSON format')
@@ -456,6 +466,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -504,6 +516,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'Display short output. Used only when a single job is being queried')
             [CompletionResult]::new('--evals', '--evals', [CompletionResultType]::ParameterName, 'Display the evaluations associated with the job')
             [CompletionResult]::new('--all-allocs', '--all-allocs', [CompletionResultType]::ParameterName, 'Display all allocations matching the job ID, including those from an older instance of the job')
@@ -529,11 +542,68 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;job;start' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;tag;apply' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Specifies the name of the version to tag. This is a required field')
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'Specifies a description for the version. This is an optional field')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Specifies the version of the job to tag. If not provided, the latest version of the job will be tagged')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag;unset' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The name of the tag to remove from the job version')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;job;tag;help' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'nomad;job;tag;help;apply' {
+            break
+        }
+        'nomad;job;tag;help;unset' {
+            break
+        }
+        'nomad;job;tag;help;help' {
+            break
+        }
         'nomad;job;inspect' {
             [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display the job at this version instead of the latest')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -558,6 +628,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Display all allocations matching the job ID, even those from an older instance of the job')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the allocations in a JSON format')
@@ -570,6 +641,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display only the history for the given version')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Display the difference between each version of the job and the previous one')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Display the full job definition for each version')
@@ -692,6 +764,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--latest', '--latest', [CompletionResultType]::ParameterName, 'Only show the latest deployment')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also show deployments of earlier jobs registered with the same ID')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the deployments in their JSON format')
@@ -734,6 +807,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -761,6 +836,20 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;job;help;stop' {
+            break
+        }
+        'nomad;job;help;start' {
+            break
+        }
+        'nomad;job;help;tag' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            break
+        }
+        'nomad;job;help;tag;apply' {
+            break
+        }
+        'nomad;job;help;tag;unset' {
             break
         }
         'nomad;job;help;inspect' {
@@ -827,6 +916,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--per-page', '--per-page', [CompletionResultType]::ParameterName, 'How many nodes to show per page')
             [CompletionResult]::new('--page-token', '--page-token', [CompletionResultType]::ParameterName, 'Where to start pagination')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)')
@@ -901,6 +991,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
             [CompletionResult]::new('--node-id', '--node-id', [CompletionResultType]::ParameterName, 'Reads metadata from the specified node (default: the agent''s own)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the metadata in its JSON format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -956,6 +1047,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -964,6 +1057,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--detailed', '--detailed', [CompletionResultType]::ParameterName, 'Show detailed information about each member (same as -verbose)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show detailed information about each member')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the latest information about each member in a JSON format')
@@ -971,12 +1065,39 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;server;join' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'nomad;server;force-leave' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--prune', '--prune', [CompletionResultType]::ParameterName, 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;server;help' {
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'nomad;server;help;members' {
+            break
+        }
+        'nomad;server;help;join' {
+            break
+        }
+        'nomad;server;help;force-leave' {
             break
         }
         'nomad;server;help;help' {
@@ -996,6 +1117,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the service registrations in their JSON format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -1006,6 +1128,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the service registrations in their JSON format')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information of each registration')
@@ -1076,6 +1199,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the scheduler config in its JSON format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -1252,6 +1376,17 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'nomad;start' {
+            [CompletionResult]::new('--address', '--address', [CompletionResultType]::ParameterName, 'The address of the Nomad server')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Display full information')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'nomad;init' {
             [CompletionResult]::new('--short', '--short', [CompletionResultType]::ParameterName, 'If the short flag is set, a minimal jobspec without comments is emitted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -1263,6 +1398,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'The region of the Nomad servers to forward commands to')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The target namespace for queries and actions bound to a namespace')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'The SecretID of an ACL token to use to authenticate API requests with')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Format and display the output using a Go template')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Display the job at this version instead of the latest')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -1352,6 +1488,7 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Prints the Nomad version')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job (alias of `job run`)')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job (alias of `job stop`)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job (alias of `job start`)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'init')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Flags accepted by every command that talks to an agent')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)')
@@ -1456,6 +1593,8 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a new job or update an existing job')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Display status information about a job')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running job')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a stopped job')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Manage job version tags')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Inspect a submitted job')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a job specification for syntax errors')
             [CompletionResult]::new('allocs', 'allocs', [CompletionResultType]::ParameterValue, 'List allocations for a job')
@@ -1482,6 +1621,20 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;job;stop' {
+            break
+        }
+        'nomad;help;job;start' {
+            break
+        }
+        'nomad;help;job;tag' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a tag from a job version')
+            break
+        }
+        'nomad;help;job;tag;apply' {
+            break
+        }
+        'nomad;help;job;tag;unset' {
             break
         }
         'nomad;help;job;inspect' {
@@ -1559,9 +1712,17 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
         }
         'nomad;help;server' {
             [CompletionResult]::new('members', 'members', [CompletionResultType]::ParameterValue, 'Display a list of known servers and their status')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join server nodes together')
+            [CompletionResult]::new('force-leave', 'force-leave', [CompletionResultType]::ParameterValue, 'Force a server into the ''left'' state')
             break
         }
         'nomad;help;server;members' {
+            break
+        }
+        'nomad;help;server;join' {
+            break
+        }
+        'nomad;help;server;force-leave' {
             break
         }
         'nomad;help;service' {
@@ -1623,6 +1784,9 @@ Register-ArgumentCompleter -Native -CommandName 'nomad' -ScriptBlock {
             break
         }
         'nomad;help;stop' {
+            break
+        }
+        'nomad;help;start' {
             break
         }
         'nomad;help;init' {

@@ -70,6 +70,9 @@ _nomad() {
             nomad,service)
                 cmd="nomad__subcmd__service"
                 ;;
+            nomad,start)
+                cmd="nomad__subcmd__start"
+                ;;
             nomad,status)
                 cmd="nomad__subcmd__status"
                 ;;
@@ -265,6 +268,9 @@ _nomad() {
             nomad__subcmd__help,service)
                 cmd="nomad__subcmd__help__subcmd__service"
                 ;;
+            nomad__subcmd__help,start)
+                cmd="nomad__subcmd__help__subcmd__start"
+                ;;
             nomad__subcmd__help,status)
                 cmd="nomad__subcmd__help__subcmd__status"
                 ;;
@@ -379,17 +385,29 @@ _nomad() {
             nomad__subcmd__help__subcmd__job,scaling-events)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__help__subcmd__job,start)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__start"
+                ;;
             nomad__subcmd__help__subcmd__job,status)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__status"
                 ;;
             nomad__subcmd__help__subcmd__job,stop)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__stop"
                 ;;
+            nomad__subcmd__help__subcmd__job,tag)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag"
+                ;;
             nomad__subcmd__help__subcmd__job,validate)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__validate"
                 ;;
             nomad__subcmd__help__subcmd__job__subcmd__periodic,force)
                 cmd="nomad__subcmd__help__subcmd__job__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__help__subcmd__job__subcmd__tag,apply)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__help__subcmd__job__subcmd__tag,unset)
+                cmd="nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__unset"
                 ;;
             nomad__subcmd__help__subcmd__node,drain)
                 cmd="nomad__subcmd__help__subcmd__node__subcmd__drain"
@@ -420,6 +438,12 @@ _nomad() {
                 ;;
             nomad__subcmd__help__subcmd__operator__subcmd__scheduler,set-config)
                 cmd="nomad__subcmd__help__subcmd__operator__subcmd__scheduler__subcmd__set__subcmd__config"
+                ;;
+            nomad__subcmd__help__subcmd__server,force-leave)
+                cmd="nomad__subcmd__help__subcmd__server__subcmd__force__subcmd__leave"
+                ;;
+            nomad__subcmd__help__subcmd__server,join)
+                cmd="nomad__subcmd__help__subcmd__server__subcmd__join"
                 ;;
             nomad__subcmd__help__subcmd__server,members)
                 cmd="nomad__subcmd__help__subcmd__server__subcmd__members"
@@ -490,11 +514,17 @@ _nomad() {
             nomad__subcmd__job,scaling-events)
                 cmd="nomad__subcmd__job__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__job,start)
+                cmd="nomad__subcmd__job__subcmd__start"
+                ;;
             nomad__subcmd__job,status)
                 cmd="nomad__subcmd__job__subcmd__status"
                 ;;
             nomad__subcmd__job,stop)
                 cmd="nomad__subcmd__job__subcmd__stop"
+                ;;
+            nomad__subcmd__job,tag)
+                cmd="nomad__subcmd__job__subcmd__tag"
                 ;;
             nomad__subcmd__job,validate)
                 cmd="nomad__subcmd__job__subcmd__validate"
@@ -547,17 +577,29 @@ _nomad() {
             nomad__subcmd__job__subcmd__help,scaling-events)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__scaling__subcmd__events"
                 ;;
+            nomad__subcmd__job__subcmd__help,start)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__start"
+                ;;
             nomad__subcmd__job__subcmd__help,status)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__status"
                 ;;
             nomad__subcmd__job__subcmd__help,stop)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__stop"
                 ;;
+            nomad__subcmd__job__subcmd__help,tag)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag"
+                ;;
             nomad__subcmd__job__subcmd__help,validate)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__validate"
                 ;;
             nomad__subcmd__job__subcmd__help__subcmd__periodic,force)
                 cmd="nomad__subcmd__job__subcmd__help__subcmd__periodic__subcmd__force"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__tag,apply)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__help__subcmd__tag,unset)
+                cmd="nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__unset"
                 ;;
             nomad__subcmd__job__subcmd__periodic,force)
                 cmd="nomad__subcmd__job__subcmd__periodic__subcmd__force"
@@ -570,6 +612,24 @@ _nomad() {
                 ;;
             nomad__subcmd__job__subcmd__periodic__subcmd__help,help)
                 cmd="nomad__subcmd__job__subcmd__periodic__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag,apply)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__tag,help)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag,unset)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__unset"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,apply)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__apply"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,help)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__job__subcmd__tag__subcmd__help,unset)
+                cmd="nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__unset"
                 ;;
             nomad__subcmd__node,drain)
                 cmd="nomad__subcmd__node__subcmd__drain"
@@ -667,14 +727,26 @@ _nomad() {
             nomad__subcmd__operator__subcmd__scheduler__subcmd__help,set-config)
                 cmd="nomad__subcmd__operator__subcmd__scheduler__subcmd__help__subcmd__set__subcmd__config"
                 ;;
+            nomad__subcmd__server,force-leave)
+                cmd="nomad__subcmd__server__subcmd__force__subcmd__leave"
+                ;;
             nomad__subcmd__server,help)
                 cmd="nomad__subcmd__server__subcmd__help"
+                ;;
+            nomad__subcmd__server,join)
+                cmd="nomad__subcmd__server__subcmd__join"
                 ;;
             nomad__subcmd__server,members)
                 cmd="nomad__subcmd__server__subcmd__members"
                 ;;
+            nomad__subcmd__server__subcmd__help,force-leave)
+                cmd="nomad__subcmd__server__subcmd__help__subcmd__force__subcmd__leave"
+                ;;
             nomad__subcmd__server__subcmd__help,help)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__help"
+                ;;
+            nomad__subcmd__server__subcmd__help,join)
+                cmd="nomad__subcmd__server__subcmd__help__subcmd__join"
                 ;;
             nomad__subcmd__server__subcmd__help,members)
                 cmd="nomad__subcmd__server__subcmd__help__subcmd__members"
@@ -743,7 +815,7 @@ _nomad() {
 
     case "${cmd}" in
         nomad)
-            opts="-v -h --version --help agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="-v -h --version --help agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -819,7 +891,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__agent__subcmd__info)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -838,6 +910,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -863,7 +939,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__checks)
-            opts="-h --address --region --namespace --token --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -882,6 +958,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1243,7 +1323,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__alloc__subcmd__status)
-            opts="-h --address --region --namespace --token --short --verbose --json --stats --help"
+            opts="-t -h --address --region --namespace --token --short --verbose --json --stats --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1262,6 +1342,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1473,7 +1557,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__list)
-            opts="-h --address --region --namespace --token --json --verbose --filter --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1492,6 +1576,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1601,7 +1689,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__deployment__subcmd__status)
-            opts="-h --address --region --namespace --token --json --verbose --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --monitor --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1620,6 +1708,14 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1779,7 +1875,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__list)
-            opts="-h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --filter --help"
+            opts="-t -h --address --region --namespace --token --verbose --json --per-page --page-token --job --status --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1798,6 +1894,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1829,7 +1929,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__eval__subcmd__status)
-            opts="-h --address --region --namespace --token --monitor --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --monitor --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1848,6 +1948,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1973,7 +2077,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help)
-            opts="agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help"
+            opts="agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2393,7 +2497,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__job)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events"
+            opts="init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2630,6 +2734,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__help__subcmd__job__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__help__subcmd__job__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2647,6 +2765,48 @@ _nomad() {
         nomad__subcmd__help__subcmd__job__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag)
+            opts="apply unset"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__job__subcmd__tag__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2869,8 +3029,36 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__help__subcmd__server)
-            opts="members"
+            opts="members join force-leave"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__server__subcmd__force__subcmd__leave)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__server__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2941,6 +3129,20 @@ _nomad() {
         nomad__subcmd__help__subcmd__service__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3079,7 +3281,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --version --help"
+            opts="-t -h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3098,6 +3300,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3113,7 +3319,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job)
-            opts="-h --help init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
+            opts="-h --help init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3127,7 +3333,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__allocs)
-            opts="-h --address --region --namespace --token --all --verbose --json --help"
+            opts="-t -h --address --region --namespace --token --all --verbose --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3146,6 +3352,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3157,7 +3367,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__deployments)
-            opts="-h --address --region --namespace --token --latest --all --json --verbose --help"
+            opts="-t -h --address --region --namespace --token --latest --all --json --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3176,6 +3386,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3263,7 +3477,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__help)
-            opts="init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
+            opts="init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3514,6 +3728,20 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3542,6 +3770,48 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag)
+            opts="apply unset"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__help__subcmd__tag__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__job__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3557,7 +3827,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__history)
-            opts="-p -h --address --region --namespace --token --full --json --version --help"
+            opts="-p -t -h --address --region --namespace --token --full --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3576,6 +3846,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3605,7 +3879,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__inspect)
-            opts="-h --address --region --namespace --token --json --version --help"
+            opts="-t -h --address --region --namespace --token --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3624,6 +3898,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3994,8 +4272,8 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__job__subcmd__status)
-            opts="-h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
+        nomad__subcmd__job__subcmd__start)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4014,6 +4292,40 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__status)
+            opts="-t -h --address --region --namespace --token --short --evals --all-allocs --verbose --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4048,6 +4360,152 @@ _nomad() {
                     return 0
                     ;;
                 --eval-priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag)
+            opts="-h --help apply unset help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__apply)
+            opts="-h --address --region --namespace --token --name --description --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help)
+            opts="apply unset help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__help__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__job__subcmd__tag__subcmd__unset)
+            opts="-h --address --region --namespace --token --name --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4449,7 +4907,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__meta__subcmd__read)
-            opts="-h --address --region --namespace --token --node-id --json --help"
+            opts="-t -h --address --region --namespace --token --node-id --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4475,6 +4933,10 @@ _nomad() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -4483,7 +4945,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__node__subcmd__status)
-            opts="-h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --os --stats --per-page --page-token --filter --help"
+            opts="-t -h --address --region --namespace --token --self --short --verbose --allocs --quiet --json --os --stats --per-page --page-token --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4502,6 +4964,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4679,7 +5145,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__operator__subcmd__scheduler__subcmd__get__subcmd__config)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4698,6 +5164,10 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4881,7 +5351,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__server)
-            opts="-h --help members help"
+            opts="-h --help members join force-leave help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4894,8 +5364,38 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__server__subcmd__force__subcmd__leave)
+            opts="-h --address --region --namespace --token --prune --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__server__subcmd__help)
-            opts="members help"
+            opts="members join force-leave help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4908,7 +5408,35 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        nomad__subcmd__server__subcmd__help__subcmd__force__subcmd__leave)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         nomad__subcmd__server__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__server__subcmd__help__subcmd__join)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4936,8 +5464,8 @@ _nomad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        nomad__subcmd__server__subcmd__members)
-            opts="-h --address --region --namespace --token --detailed --verbose --json --help"
+        nomad__subcmd__server__subcmd__join)
+            opts="-h --address --region --namespace --token --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4956,6 +5484,40 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__server__subcmd__members)
+            opts="-t -h --address --region --namespace --token --detailed --verbose --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5081,7 +5643,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__service__subcmd__info)
-            opts="-h --address --region --namespace --token --json --verbose --filter --help"
+            opts="-t -h --address --region --namespace --token --json --verbose --filter --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5103,6 +5665,10 @@ _nomad() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -5115,8 +5681,42 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__service__subcmd__list)
-            opts="-h --address --region --namespace --token --json --help"
+            opts="-t -h --address --region --namespace --token --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        nomad__subcmd__start)
+            opts="-h --address --region --namespace --token --detach --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

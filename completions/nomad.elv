@@ -38,6 +38,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
+            cand start 'Start a stopped job (alias of `job start`)'
             cand init 'init'
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
@@ -70,6 +71,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --json 'Output the agent''s self information in its JSON format'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -92,6 +94,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --short 'Display short output. Shows only the most recent task event'
             cand --verbose 'Show full information'
             cand --json 'Output the allocation in its JSON format'
@@ -154,6 +157,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --verbose 'Show full information'
             cand --json 'Output the latest health check status information in a JSON format'
             cand -h 'Print help'
@@ -238,6 +242,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --filter 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)'
             cand --json 'Output the deployments in their JSON format'
             cand --verbose 'Display full information'
@@ -249,8 +254,11 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
+            cand --wait 'How long to wait before polling an update, used in conjunction with monitor mode'
             cand --json 'Output the deployment in its JSON format'
             cand --verbose 'Display full information'
+            cand --monitor 'Enter monitor mode to poll for updates to the deployment status'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -354,6 +362,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --per-page 'How many results to show per page'
             cand --page-token 'Where to start pagination'
             cand --job 'Only show evaluations for this job ID'
@@ -369,6 +378,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --monitor 'Monitor an outstanding evaluation'
             cand --verbose 'Show full information'
             cand --json 'Output the evaluation in its JSON format'
@@ -404,6 +414,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -449,6 +461,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --short 'Display short output. Used only when a single job is being queried'
             cand --evals 'Display the evaluations associated with the job'
             cand --all-allocs 'Display all allocations matching the job ID, including those from an older instance of the job'
@@ -472,11 +485,60 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;job;start'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;tag;apply'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --name 'Specifies the name of the version to tag. This is a required field'
+            cand --description 'Specifies a description for the version. This is an optional field'
+            cand --version 'Specifies the version of the job to tag. If not provided, the latest version of the job will be tagged'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag;unset'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --name 'The name of the tag to remove from the job version'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;job;tag;help'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'nomad;job;tag;help;apply'= {
+        }
+        &'nomad;job;tag;help;unset'= {
+        }
+        &'nomad;job;tag;help;help'= {
+        }
         &'nomad;job;inspect'= {
             cand --address 'The address of the Nomad server'
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --version 'Display the job at this version instead of the latest'
             cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
             cand -h 'Print help'
@@ -499,6 +561,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --all 'Display all allocations matching the job ID, even those from an older instance of the job'
             cand --verbose 'Display full information'
             cand --json 'Output the allocations in a JSON format'
@@ -510,6 +573,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --version 'Display only the history for the given version'
             cand -p 'Display the difference between each version of the job and the previous one'
             cand --full 'Display the full job definition for each version'
@@ -620,6 +684,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --latest 'Only show the latest deployment'
             cand --all 'Also show deployments of earlier jobs registered with the same ID'
             cand --json 'Output the deployments in their JSON format'
@@ -659,6 +724,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -682,6 +749,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;job;help;status'= {
         }
         &'nomad;job;help;stop'= {
+        }
+        &'nomad;job;help;start'= {
+        }
+        &'nomad;job;help;tag'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+        }
+        &'nomad;job;help;tag;apply'= {
+        }
+        &'nomad;job;help;tag;unset'= {
         }
         &'nomad;job;help;inspect'= {
         }
@@ -730,6 +807,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --per-page 'How many nodes to show per page'
             cand --page-token 'Where to start pagination'
             cand --filter 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)'
@@ -799,6 +877,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
             cand --node-id 'Reads metadata from the specified node (default: the agent''s own)'
+            cand -t 'Format and display the output using a Go template'
             cand --json 'Output the metadata in its JSON format'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -841,6 +920,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;server;members'= {
@@ -848,17 +929,41 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --detailed 'Show detailed information about each member (same as -verbose)'
             cand --verbose 'Show detailed information about each member'
             cand --json 'Output the latest information about each member in a JSON format'
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;server;join'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'nomad;server;force-leave'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --prune 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;server;help'= {
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'nomad;server;help;members'= {
+        }
+        &'nomad;server;help;join'= {
+        }
+        &'nomad;server;help;force-leave'= {
         }
         &'nomad;server;help;help'= {
         }
@@ -875,6 +980,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --json 'Output the service registrations in their JSON format'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -884,6 +990,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --filter 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)'
             cand --json 'Output the service registrations in their JSON format'
             cand --verbose 'Display full information of each registration'
@@ -944,6 +1051,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --json 'Output the scheduler config in its JSON format'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -1092,6 +1200,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'nomad;start'= {
+            cand --address 'The address of the Nomad server'
+            cand --region 'The region of the Nomad servers to forward commands to'
+            cand --namespace 'The target namespace for queries and actions bound to a namespace'
+            cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand --detach 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+            cand --verbose 'Display full information'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'nomad;init'= {
             cand --short 'If the short flag is set, a minimal jobspec without comments is emitted'
             cand -h 'Print help'
@@ -1102,6 +1220,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand --region 'The region of the Nomad servers to forward commands to'
             cand --namespace 'The target namespace for queries and actions bound to a namespace'
             cand --token 'The SecretID of an ACL token to use to authenticate API requests with'
+            cand -t 'Format and display the output using a Go template'
             cand --version 'Display the job at this version instead of the latest'
             cand --json 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
             cand -h 'Print help'
@@ -1186,6 +1305,7 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand version 'Prints the Nomad version'
             cand run 'Run a new job or update an existing job (alias of `job run`)'
             cand stop 'Stop a running job (alias of `job stop`)'
+            cand start 'Start a stopped job (alias of `job start`)'
             cand init 'init'
             cand inspect 'Flags accepted by every command that talks to an agent'
             cand validate 'How `job run`/`job validate` get a job from a file (Nomad''s `JobGetter`)'
@@ -1265,6 +1385,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
             cand run 'Run a new job or update an existing job'
             cand status 'Display status information about a job'
             cand stop 'Stop a running job'
+            cand start 'Start a stopped job'
+            cand tag 'Manage job version tags'
             cand inspect 'Inspect a submitted job'
             cand validate 'Check a job specification for syntax errors'
             cand allocs 'List allocations for a job'
@@ -1287,6 +1409,16 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;job;status'= {
         }
         &'nomad;help;job;stop'= {
+        }
+        &'nomad;help;job;start'= {
+        }
+        &'nomad;help;job;tag'= {
+            cand apply 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+            cand unset 'Remove a tag from a job version'
+        }
+        &'nomad;help;job;tag;apply'= {
+        }
+        &'nomad;help;job;tag;unset'= {
         }
         &'nomad;help;job;inspect'= {
         }
@@ -1341,8 +1473,14 @@ set edit:completion:arg-completer[nomad] = {|@words|
         }
         &'nomad;help;server'= {
             cand members 'Display a list of known servers and their status'
+            cand join 'Join server nodes together'
+            cand force-leave 'Force a server into the ''left'' state'
         }
         &'nomad;help;server;members'= {
+        }
+        &'nomad;help;server;join'= {
+        }
+        &'nomad;help;server;force-leave'= {
         }
         &'nomad;help;service'= {
             cand list 'Display all registered Nomad services'
@@ -1387,6 +1525,8 @@ set edit:completion:arg-completer[nomad] = {|@words|
         &'nomad;help;run'= {
         }
         &'nomad;help;stop'= {
+        }
+        &'nomad;help;start'= {
         }
         &'nomad;help;init'= {
         }

@@ -42,6 +42,7 @@ complete -c nomad -n "__fish_nomad_needs_command" -f -a "system" -d 'Interact wi
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "version" -d 'Prints the Nomad version'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_needs_command" -f -a "start" -d 'Start a stopped job (alias of `job start`)'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "init"
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
 complete -c nomad -n "__fish_nomad_needs_command" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
@@ -69,6 +70,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l address -d 'T
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -l json -d 'Output the agent\'s self information in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand agent-info" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and not __fish_seen_subcommand_from status logs fs exec checks stop restart signal help" -s h -l help -d 'Print help'
@@ -85,6 +87,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Shows only the most recent task event'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from status" -l json -d 'Output the allocation in its JSON format'
@@ -137,6 +140,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subco
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -l json -d 'Output the latest health check status information in a JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand alloc; and __fish_seen_subcommand_from checks" -s h -l help -d 'Print help'
@@ -186,6 +190,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l json -d 'Output the deployments in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from list" -l verbose -d 'Display full information'
@@ -194,8 +199,11 @@ complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l wait -d 'How long to wait before polling an update, used in conjunction with monitor mode' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l json -d 'Output the deployment in its JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -l monitor -d 'Enter monitor mode to poll for updates to the deployment status'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand deployment; and __fish_seen_subcommand_from promote" -l region -d 'The region of the Nomad servers to forward commands to' -r
@@ -257,6 +265,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l per-page -d 'How many results to show per page' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from list" -l job -d 'Only show evaluations for this job ID' -r
@@ -269,6 +278,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l monitor -d 'Monitor an outstanding evaluation'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l verbose -d 'Show full information'
 complete -c nomad -n "__fish_nomad_using_subcommand eval; and __fish_seen_subcommand_from status" -l json -d 'Output the evaluation in its JSON format'
@@ -284,26 +294,28 @@ false\t''"
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l check -d 'Report files that are not formatted and exit 1, without writing them'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -l recursive -d 'Process subdirectories too'
 complete -c nomad -n "__fish_nomad_using_subcommand fmt" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "init" -d 'Create an example job file'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "run" -d 'Run a new job or update an existing job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "status" -d 'Display status information about a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "stop" -d 'Stop a running job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "inspect" -d 'Inspect a submitted job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "validate" -d 'Check a job specification for syntax errors'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "allocs" -d 'List allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "history" -d 'Display all tracked versions of a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "promote" -d 'Promote a job\'s canaries'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "revert" -d 'Revert to a prior version of the job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "periodic" -d 'Interact with periodic jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "scale" -d 'Change the count of a job\'s task group'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "eval" -d 'Force an evaluation of the job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "deployments" -d 'List deployments for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "restart" -d 'Restart or reschedule allocations for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "scaling-events" -d 'Display the most recent scaling events for a job'
-complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "init" -d 'Create an example job file'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "run" -d 'Run a new job or update an existing job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "status" -d 'Display status information about a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "start" -d 'Start a stopped job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "tag" -d 'Manage job version tags'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "inspect" -d 'Inspect a submitted job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "validate" -d 'Check a job specification for syntax errors'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "allocs" -d 'List allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "history" -d 'Display all tracked versions of a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "promote" -d 'Promote a job\'s canaries'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "revert" -d 'Revert to a prior version of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "plan" -d 'Invoke a dry-run of the scheduler for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "dispatch" -d 'Dispatch an instance of a parameterized job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "periodic" -d 'Interact with periodic jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "scale" -d 'Change the count of a job\'s task group'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "eval" -d 'Force an evaluation of the job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "deployments" -d 'List deployments for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "restart" -d 'Restart or reschedule allocations for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "scaling-events" -d 'Display the most recent scaling events for a job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and not __fish_seen_subcommand_from init run status stop start tag inspect validate allocs history promote revert plan dispatch periodic scale eval deployments restart scaling-events help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from run" -l address -d 'The address of the Nomad server' -r
@@ -326,6 +338,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l short -d 'Display short output. Used only when a single job is being queried'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l evals -d 'Display the evaluations associated with the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from status" -l all-allocs -d 'Display all allocations matching the job ID, including those from an older instance of the job'
@@ -344,10 +357,22 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -l no-shutdown-delay -d 'Stop the allocations without waiting out their shutdown_delay'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l detach -d 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from tag" -f -a "apply" -d 'Save a job version to prevent it from being garbage-collected and allow it to be diffed and reverted by name'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from tag" -f -a "unset" -d 'Remove a tag from a job version'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from tag" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help'
@@ -364,6 +389,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l all -d 'Display all allocations matching the job ID, even those from an older instance of the job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from allocs" -l json -d 'Output the allocations in a JSON format'
@@ -372,6 +398,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l version -d 'Display only the history for the given version' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s p -d 'Display the difference between each version of the job and the previous one'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l full -d 'Display the full job definition for each version'
@@ -441,6 +468,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l latest -d 'Only show the latest deployment'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l all -d 'Also show deployments of earlier jobs registered with the same ID'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from deployments" -l json -d 'Output the deployments in their JSON format'
@@ -471,6 +499,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "status" -d 'Display status information about a job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start a stopped job'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Manage job version tags'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "inspect" -d 'Inspect a submitted job'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check a job specification for syntax errors'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from help" -f -a "allocs" -d 'List allocations for a job'
@@ -496,6 +526,7 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l per-page -d 'How many nodes to show per page' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l page-token -d 'Where to start pagination' -r
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from status" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
@@ -543,18 +574,34 @@ complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "members" -d 'Display a list of known servers and their status'
-complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "force-leave" -d 'Force a server into the \'left\' state'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and not __fish_seen_subcommand_from members join force-leave help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l detailed -d 'Show detailed information about each member (same as -verbose)'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l verbose -d 'Show detailed information about each member'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -l json -d 'Output the latest information about each member in a JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from members" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from join" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -l prune -d 'Removes failed or left server from the member list immediately. If member is actually still alive, it will eventually rejoin the cluster again'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from force-leave" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "force-leave" -d 'Force a server into the \'left\' state'
 complete -c nomad -n "__fish_nomad_using_subcommand server; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and not __fish_seen_subcommand_from list info delete help" -f -a "list" -d 'Display all registered Nomad services'
@@ -565,12 +612,14 @@ complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_sub
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -l json -d 'Output the service registrations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l filter -d 'Only show results matching this filter expression (go-bexpr, e.g. `Status == "ready"`)' -r
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l json -d 'Output the service registrations in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand service; and __fish_seen_subcommand_from info" -l verbose -d 'Display full information of each registration'
@@ -655,12 +704,20 @@ complete -c nomad -n "__fish_nomad_using_subcommand stop" -l global -d 'Stop a m
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l verbose -d 'Display full information'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -l no-shutdown-delay -d 'Stop the allocations without waiting out their shutdown_delay'
 complete -c nomad -n "__fish_nomad_using_subcommand stop" -s h -l help -d 'Print help'
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l address -d 'The address of the Nomad server' -r
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l region -d 'The region of the Nomad servers to forward commands to' -r
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l detach -d 'Return immediately instead of entering monitor mode. After the job start command is submitted, a new evaluation ID is printed to the screen, which can be used to examine the evaluation using the eval-status command'
+complete -c nomad -n "__fish_nomad_using_subcommand start" -l verbose -d 'Display full information'
+complete -c nomad -n "__fish_nomad_using_subcommand start" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand init" -l short -d 'If the short flag is set, a minimal jobspec without comments is emitted'
 complete -c nomad -n "__fish_nomad_using_subcommand init" -s h -l help -d 'Print help'
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l address -d 'The address of the Nomad server' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l version -d 'Display the job at this version instead of the latest' -r
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -l json -d 'Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper)'
 complete -c nomad -n "__fish_nomad_using_subcommand inspect" -s h -l help -d 'Print help'
@@ -716,29 +773,30 @@ complete -c nomad -n "__fish_nomad_using_subcommand fs" -l stat -d 'Show file st
 complete -c nomad -n "__fish_nomad_using_subcommand fs" -s f -d 'Causes the output to not stop, and instead continuously output new lines'
 complete -c nomad -n "__fish_nomad_using_subcommand fs" -l tail -d 'Show the files contents with offsets relative to the end of the file'
 complete -c nomad -n "__fish_nomad_using_subcommand fs" -s h -l help -d 'Print help'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "agent" -d 'Runs a Nomad agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "agent-info" -d 'Display status information about the local agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "alloc" -d 'Interact with allocations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "deployment" -d 'Interact with deployments'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "eval" -d 'Interact with evaluations'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "job" -d 'Interact with jobs'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "node" -d 'Interact with nodes'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "server" -d 'Interact with servers'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "service" -d 'Interact with registered services'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "operator" -d 'Provides cluster-level tools for Nomad operators'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "status" -d 'Display the status output for a resource'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "system" -d 'Interact with the system API'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "version" -d 'Prints the Nomad version'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "init"
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "exec" -d 'Execute commands in task (alias of `alloc exec`)'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "fs" -d 'Flags accepted by every command that talks to an agent'
-complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop init inspect validate logs exec fs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "agent" -d 'Runs a Nomad agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "agent-info" -d 'Display status information about the local agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "alloc" -d 'Interact with allocations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "deployment" -d 'Interact with deployments'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "eval" -d 'Interact with evaluations'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "fmt" -d 'Rewrites Nomad config and job files to canonical format'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "job" -d 'Interact with jobs'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "node" -d 'Interact with nodes'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "server" -d 'Interact with servers'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "service" -d 'Interact with registered services'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "operator" -d 'Provides cluster-level tools for Nomad operators'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "status" -d 'Display the status output for a resource'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "system" -d 'Interact with the system API'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "version" -d 'Prints the Nomad version'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "run" -d 'Run a new job or update an existing job (alias of `job run`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "stop" -d 'Stop a running job (alias of `job stop`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "start" -d 'Start a stopped job (alias of `job start`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "init"
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "inspect" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "validate" -d 'How `job run`/`job validate` get a job from a file (Nomad\'s `JobGetter`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "logs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "exec" -d 'Execute commands in task (alias of `alloc exec`)'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "fs" -d 'Flags accepted by every command that talks to an agent'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and not __fish_seen_subcommand_from agent agent-info alloc deployment eval fmt job node server service operator status system version run stop start init inspect validate logs exec fs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "status" -d 'Display allocation status information and metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "logs" -d 'Streams the logs of a task'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from alloc" -f -a "fs" -d 'Inspect the contents of an allocation directory'
@@ -761,6 +819,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "run" -d 'Run a new job or update an existing job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "status" -d 'Display status information about a job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "stop" -d 'Stop a running job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "start" -d 'Start a stopped job'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "tag" -d 'Manage job version tags'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "inspect" -d 'Inspect a submitted job'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "validate" -d 'Check a job specification for syntax errors'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from job" -f -a "allocs" -d 'List allocations for a job'
@@ -780,6 +840,8 @@ complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcom
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "eligibility" -d 'Toggle scheduling eligibility for a given node'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "meta" -d 'Interact with node metadata'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "members" -d 'Display a list of known servers and their status'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "join" -d 'Join server nodes together'
+complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from server" -f -a "force-leave" -d 'Force a server into the \'left\' state'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "list" -d 'Display all registered Nomad services'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "info" -d 'Display an individual Nomad service registration'
 complete -c nomad -n "__fish_nomad_using_subcommand help; and __fish_seen_subcommand_from service" -f -a "delete" -d 'Deregister a registered Nomad service'

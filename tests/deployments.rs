@@ -1,5 +1,5 @@
-//! Deployments through the real agent: canaries with manual promotion, and auto-revert of a
-//! failing update to the last stable version.
+//! Deployments through the real agent: canaries with manual promotion, auto-revert of a
+//! failing update to the last stable version, and `deployment status -monitor` following both.
 
 use std::time::Duration;
 
@@ -152,8 +152,32 @@ fn failing_update_auto_reverts_to_the_stable_version() {
         d["Status"] == "successful"
     });
 
-    // Version 1 exits with an error at once: its alloc is unhealthy.
+    // Version 1 exits with an error at once: its alloc is unhealthy. `deployment status
+    // -monitor` follows it to "failed" and then the rollback's deployment to "successful";
+    // like Nomad it exits 0 either way.
     run_job(&agent, &job_hcl("200ms", 1, update));
+    let d1 = wait_deployment(&agent, 1, "deployment of version 1", |_| true);
+    let d1_id = d1["ID"].as_str().expect("deployment ID").to_string();
+    let out = agent.nomad(&["deployment", "status", "-monitor", "-wait", "1s", &d1_id]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with(&format!(": Monitoring deployment {:?}", &d1_id[..8])),
+        "{text}"
+    );
+    let failed_at = text.find("Status      = failed").expect("failed block");
+    let revert_at = text.rfind("Job Version = 2").expect("rollback block");
+    let success_at = text
+        .rfind("Status      = successful")
+        .expect("success block");
+    assert!(failed_at < revert_at && revert_at < success_at, "{text}");
+    let bad = agent.nomad(&["deployment", "status", "-monitor", "-json", &d1_id]);
+    assert_exit(&bad, 1);
+    assert_eq!(
+        stderr(&bad).trim(),
+        "The monitor flag cannot be used with the '-json' or '-t' flags"
+    );
     let failed = wait_deployment(&agent, 1, "failed deployment", |d| d["Status"] == "failed");
     assert_eq!(
         failed["StatusDescription"],

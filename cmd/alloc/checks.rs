@@ -20,6 +20,9 @@ pub struct Args {
     /// Output the latest health check status information in a JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// `<allocation>`
     pub alloc: Vec<String>,
 }
@@ -48,9 +51,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .into_iter()
         .map(|(k, v)| (k, AllocCheckStatus::from(v)))
         .collect();
-    if args.json {
-        output::out(output::json_pretty(&checks)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &checks,
+        )?);
     }
     let mut text = format!("Status of {} Nomad Service Checks\n", checks.len());
     for c in checks.values() {

@@ -25,6 +25,9 @@ pub struct Args {
     /// Output the allocation in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display detailed resource usage statistics.
     #[arg(long)]
     pub stats: bool,
@@ -62,9 +65,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .allocation(&stub.id, Some(&QueryOptions::namespace(&stub.namespace)))
         .await
         .context("Error querying allocation")?;
-    if args.json {
-        output::out(output::json_pretty(&alloc)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &alloc,
+        )?);
     }
 
     if args.short {

@@ -13,6 +13,9 @@ pub struct ListArgs {
     /// Output the deployments in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
@@ -28,11 +31,20 @@ pub struct StatusArgs {
     /// Output the deployment in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
-    /// The deployment ID or prefix.
-    pub deployment: String,
+    /// Enter monitor mode to poll for updates to the deployment status.
+    #[arg(long)]
+    pub monitor: bool,
+    /// How long to wait before polling an update, used in conjunction with monitor mode.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub wait: String,
+    /// The deployment ID or prefix; without one, all deployments are listed.
+    pub deployment: Option<String>,
 }
 
 pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
@@ -45,9 +57,12 @@ pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&list)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &list,
+        )?);
     }
     list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
@@ -56,17 +71,69 @@ pub async fn list(args: &ListArgs) -> anyhow::Result<i32> {
 }
 
 pub async fn status(args: &StatusArgs) -> anyhow::Result<i32> {
+    if args.monitor && output::wants_formatted(args.json, args.template.as_deref()) {
+        output::err("The monitor flag cannot be used with the '-json' or '-t' flags");
+        return Ok(1);
+    }
+    let wait = match nomad::api::duration::parse_go_duration(&args.wait) {
+        Ok(ns) if ns > 0 => std::time::Duration::from_nanos(ns as u64),
+        Ok(_) => std::time::Duration::from_secs(2),
+        Err(e) => {
+            output::err(format!("invalid value {:?} for flag -wait: {e}", args.wait));
+            return Ok(1);
+        }
+    };
     let client = args.global.client()?;
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
-    let d = match super::by_prefix(&client, &args.deployment, length).await {
+    let Some(prefix) = args.deployment.as_deref() else {
+        return match client.deployments(None).await {
+            Ok((mut list, _)) => {
+                list.sort_by_key(|d| std::cmp::Reverse(d.create_index));
+                output::out(format_deployments(&list, length))?;
+                Ok(0)
+            }
+            Err(e) => {
+                output::err(format!("Error retrieving deployments: {e}"));
+                Ok(1)
+            }
+        };
+    };
+    let d = match super::by_prefix(&client, prefix, length).await {
         Ok(d) => d,
         Err(e) => {
             output::err(e.to_string());
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&d)?)?;
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &d,
+        )?);
+    }
+    if args.monitor {
+        // The index the deployment is at now: the monitor's first query waits for a change.
+        let index = match client.deployment(&d.id, None).await {
+            Ok((_, meta)) => meta.last_index,
+            Err(e) => {
+                output::err(format!("Error retrieving deployment: {e}"));
+                0
+            }
+        };
+        output::out(format!(
+            "{}: Monitoring deployment {:?}",
+            output::format_time(chrono::Local::now()),
+            output::limit(&d.id, length)
+        ))?;
+        let monitor = super::monitor::Monitor {
+            client: &client,
+            length,
+            verbose: args.verbose,
+            wait,
+        };
+        // Nomad exits 0 whatever the deployment's outcome; the status is only printed.
+        monitor.run(&d.id, index).await?;
         return Ok(0);
     }
     output::out(format_deployment(&d, length))?;

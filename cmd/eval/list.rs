@@ -16,6 +16,9 @@ pub struct Args {
     /// Output the evaluations in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// How many results to show per page.
     #[arg(long = "per-page", value_name = "N", default_value_t = 0)]
     pub per_page: u32,
@@ -56,9 +59,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .evaluations(Some(&q))
         .await
         .context("Error querying evaluations")?;
-    if args.json {
-        output::out(output::json_pretty(&evals)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &evals,
+        )?);
     }
     if evals.is_empty() {
         output::out("No evals found")?;

@@ -25,6 +25,9 @@ pub struct Args {
     /// Output the evaluation in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// The evaluation ID or prefix.
     pub eval: String,
 }
@@ -46,9 +49,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .evaluation(&evals[0].id, None)
         .await
         .context("Error querying evaluation")?;
-    if args.json {
-        output::out(output::json_pretty(&eval)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &eval,
+        )?);
     }
     let (placed, _) = client
         .evaluation_allocations(&eval.id, None)

@@ -20,6 +20,9 @@ pub struct Args {
     /// Output the allocations in a JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// The job ID or prefix.
     pub job: String,
 }
@@ -34,9 +37,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .job_allocations(&id, args.all, Some(&q))
         .await
         .context("Error retrieving allocations")?;
-    if args.json {
-        output::out(output::json_pretty(&allocs)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &allocs,
+        )?);
     }
     let length = if args.verbose { FULL_ID } else { SHORT_ID };
     let deadlines = meta::max_run_deadlines(job.as_ref(), &allocs, args.verbose);

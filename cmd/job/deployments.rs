@@ -20,6 +20,9 @@ pub struct Args {
     /// Output the deployments in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information.
     #[arg(long)]
     pub verbose: bool,
@@ -45,10 +48,16 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
                 return Ok(1);
             }
         };
-        match (d, args.json) {
-            (d, true) => output::out(output::json_pretty(&d)?)?,
-            (Some(d), false) => output::out(format_deployment(&d, length))?,
-            (None, false) => output::out("No deployments found")?,
+        if output::wants_formatted(args.json, args.template.as_deref()) {
+            return Ok(output::print_formatted(
+                args.json,
+                args.template.as_deref(),
+                &d,
+            )?);
+        }
+        match d {
+            Some(d) => output::out(format_deployment(&d, length))?,
+            None => output::out("No deployments found")?,
         }
         return Ok(0);
     }
@@ -62,10 +71,13 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if args.json {
-        output::out(output::json_pretty(&list)?)?;
-    } else {
-        output::out(format_deployments(&list, length))?;
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &list,
+        )?);
     }
+    output::out(format_deployments(&list, length))?;
     Ok(0)
 }

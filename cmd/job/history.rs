@@ -19,6 +19,9 @@ pub struct Args {
     /// Output the job versions in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display only the history for the given version.
     #[arg(long)]
     pub version: Option<String>,
@@ -61,9 +64,12 @@ pub async fn run(a: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         }
         None => versions.iter().collect(),
     };
-    if a.json {
-        output::out(output::json_pretty(&selected)?)?;
-        return Ok(0);
+    if output::wants_formatted(a.json, a.template.as_deref()) {
+        return Ok(output::print_formatted(
+            a.json,
+            a.template.as_deref(),
+            &selected,
+        )?);
     }
     let blocks: Vec<String> = selected
         .iter()
@@ -80,13 +86,11 @@ fn format_version(job: &Job, full: bool) -> anyhow::Result<String> {
         format!("Stable|{}", job.stable),
         format!("Submit Date|{}", output::format_unix_nano(job.submit_time)),
     ];
-    if let Some(name) = job
-        .version_tag
-        .as_ref()
-        .and_then(|t| t.get("Name"))
-        .and_then(serde_json::Value::as_str)
-    {
-        rows.push(format!("Tag Name|{name}"));
+    if let Some(tag) = &job.version_tag {
+        rows.push(format!("Tag Name|{}", tag.name));
+        if !tag.description.is_empty() {
+            rows.push(format!("Tag Description|{}", tag.description));
+        }
     }
     if full {
         rows.push(format!("Full|JSON Job:\n{}", output::json_pretty(job)?));

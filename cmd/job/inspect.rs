@@ -14,6 +14,9 @@ pub struct Args {
     /// Output the job in its JSON format (the bare job, without the {"Job": ...} wrapper).
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display the job at this version instead of the latest.
     #[arg(long, value_name = "N")]
     pub version: Option<u64>,
@@ -30,10 +33,13 @@ struct Wrapper {
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let client = g.client()?;
     let Some(prefix) = args.job.as_deref().map(str::trim) else {
-        if args.json {
+        if output::wants_formatted(args.json, args.template.as_deref()) {
             let (jobs, _) = client.jobs(None).await.context("Error querying jobs")?;
-            output::out(output::json_pretty(&jobs)?)?;
-            return Ok(0);
+            return Ok(output::print_formatted(
+                args.json,
+                args.template.as_deref(),
+                &jobs,
+            )?);
         }
         output::err("This command takes one argument: <job>");
         output::err("For additional help try 'nomad job inspect -help'");
@@ -62,6 +68,14 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         ));
         return Ok(1);
     };
+    // `-t` runs over the bare job, like -json.
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &job,
+        )?);
+    }
     let text = if args.json {
         output::json_pretty(&job)?
     } else {

@@ -16,8 +16,10 @@ pub mod revert;
 pub mod run;
 pub mod scale;
 pub mod scaling_events;
+pub mod start;
 pub mod status;
 pub mod stop;
+pub mod tag;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
@@ -38,6 +40,11 @@ pub enum JobCommand {
     Status(status::Args),
     /// Stop a running job
     Stop(stop::Args),
+    /// Start a stopped job
+    Start(start::Args),
+    /// Manage job version tags
+    #[command(subcommand)]
+    Tag(tag::TagCommand),
     /// Inspect a submitted job
     Inspect(inspect::Args),
     /// Check a job specification for syntax errors
@@ -76,6 +83,8 @@ pub async fn run(cmd: &JobCommand) -> anyhow::Result<i32> {
         JobCommand::Run(a) => run::run(a, &a.global).await,
         JobCommand::Status(a) => status::run(a, &a.global).await,
         JobCommand::Stop(a) => stop::run(a, &a.global).await,
+        JobCommand::Start(a) => start::run(a, &a.global).await,
+        JobCommand::Tag(c) => tag::run(c).await,
         JobCommand::Inspect(a) => inspect::run(a, &a.global).await,
         JobCommand::Validate(a) => validate::run(a, &a.global).await,
         JobCommand::Allocs(a) => allocs::run(a, &a.global).await,

@@ -1,5 +1,8 @@
 //! `nomad job revert [options] <job> <version>`: register an earlier version again.
 
+use anyhow::anyhow;
+use nomad::api::client::Client;
+
 use crate::meta::{self, GlobalArgs};
 use crate::monitor;
 use crate::output::{self, FULL_ID, SHORT_ID};
@@ -16,19 +19,23 @@ pub struct Args {
     pub verbose: bool,
     /// The job ID or prefix.
     pub job: String,
-    /// The version to revert to.
+    /// The version number or version tag name to revert to.
     pub version: String,
 }
 
 pub async fn run(a: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     let client = g.client()?;
     let len = if a.verbose { FULL_ID } else { SHORT_ID };
-    let Ok(version) = a.version.parse::<u64>() else {
-        output::err(format!(
-            "The job version to revert to must be an integer: {:?}",
-            a.version
-        ));
-        return Ok(1);
+    // Not a number: a version tag name, looked up by the job as given (as Nomad does).
+    let version = match a.version.parse::<u64>() {
+        Ok(v) => v,
+        Err(_) => match version_by_tag(&client, a.job.trim(), &a.version).await {
+            Ok(v) => v,
+            Err(e) => {
+                output::err(format!("Error retrieving job versions: {e}"));
+                return Ok(1);
+            }
+        },
     };
     let (job_id, ns) = match meta::job_id_by_prefix(&client, g, a.job.trim()).await {
         Ok(v) => v,
@@ -54,4 +61,14 @@ pub async fn run(a: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     monitor::monitor(&client, &resp.eval_id, len).await
+}
+
+/// The number of the job version tagged `tag` (Nomad's `Jobs.VersionByTag`).
+async fn version_by_tag(client: &Client, job_id: &str, tag: &str) -> anyhow::Result<u64> {
+    let (versions, _) = client.job_versions(job_id, None).await?;
+    versions
+        .iter()
+        .find(|v| v.version_tag.as_ref().is_some_and(|t| t.name == tag))
+        .map(|v| v.version)
+        .ok_or_else(|| anyhow!("version tag {tag} not found for job {job_id}"))
 }

@@ -33,6 +33,9 @@ pub struct Args {
     /// Output the job status in JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// The job ID or prefix.
     pub job: Option<String>,
 }
@@ -55,14 +58,17 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         let (jobs, _) = client.jobs(None).await.context("Error querying jobs")?;
         if jobs.is_empty() {
             output::out("No running jobs")?;
-        } else if args.json {
+        } else if output::wants_formatted(args.json, args.template.as_deref()) {
             let pairs: Vec<(String, String)> = jobs
                 .iter()
                 .map(|j| (j.id.clone(), j.namespace.clone()))
                 .collect();
             let out = json_jobs(&client, args.all_allocs, &pairs).await?;
-            output::out(output::json_pretty(&out)?)?;
-            return Ok(0);
+            return Ok(output::print_formatted(
+                args.json,
+                args.template.as_deref(),
+                &out,
+            )?);
         } else {
             output::out(meta::job_list_table(&jobs, g.all_namespaces()))?;
         }
@@ -77,10 +83,13 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .await
         .context("Error querying job")?;
 
-    if args.json {
+    if output::wants_formatted(args.json, args.template.as_deref()) {
         let out = json_jobs(&client, args.all_allocs, &[(job.id.clone(), namespace)]).await?;
-        output::out(output::json_pretty(&out)?)?;
-        return Ok(0);
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &out,
+        )?);
     }
 
     let (periodic, parameterized) = (is_periodic(&job), is_parameterized(&job));

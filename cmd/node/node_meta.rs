@@ -43,6 +43,9 @@ pub struct ReadArgs {
     /// Output the metadata in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 pub async fn run(cmd: &MetaCommand) -> anyhow::Result<i32> {
@@ -109,9 +112,12 @@ async fn read(args: &ReadArgs) -> anyhow::Result<i32> {
         .node_meta_read(id)
         .await
         .map_err(|e| anyhow!("Error reading dynamic node metadata: {e}"))?;
-    if args.json {
-        output::out(output::json_pretty(&meta)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &meta,
+        )?);
     }
     output::out("All Meta")?;
     output::out(kv(meta.meta.into_iter()))?;

@@ -32,6 +32,9 @@ pub struct Args {
     /// Output the node in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display each node's operating system name.
     #[arg(long)]
     pub os: bool,
@@ -72,9 +75,12 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         .node(&nodes[0].id, None)
         .await
         .context("Error querying node info")?;
-    if args.json {
-        output::out(output::json_pretty(&node)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &node,
+        )?);
     }
     format_node(&client, &node, args, length).await
 }
@@ -98,9 +104,12 @@ async fn list(client: &Client, args: &Args, length: usize) -> anyhow::Result<i32
         .nodes(Some(&q))
         .await
         .context("Error querying node status")?;
-    if args.json {
-        output::out(output::json_pretty(&nodes)?)?;
-        return Ok(0);
+    if output::wants_formatted(args.json, args.template.as_deref()) {
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &nodes,
+        )?);
     }
     if nodes.is_empty() {
         output::out("No nodes registered")?;

@@ -27,6 +27,9 @@ pub struct GetArgs {
     /// Output the scheduler config in its JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -98,9 +101,12 @@ async fn get(a: &GetArgs) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    if a.json {
-        output::out(output::json_pretty(&resp)?)?;
-        return Ok(0);
+    if output::wants_formatted(a.json, a.template.as_deref()) {
+        return Ok(output::print_formatted(
+            a.json,
+            a.template.as_deref(),
+            &resp,
+        )?);
     }
     output::out(output::format_kv(&rows(&resp.scheduler_config)))?;
     Ok(0)

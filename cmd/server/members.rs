@@ -21,6 +21,9 @@ pub struct Args {
     /// Output the latest information about each member in a JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
@@ -42,13 +45,16 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
     });
     let (leaders, leader_err) = region_leaders(&client, &members).await;
 
-    if args.json {
+    if output::wants_formatted(args.json, args.template.as_deref()) {
         for m in &mut members {
             let leader = is_leader(m, &leaders).to_string();
             m.tags.insert("Leader".into(), leader);
         }
-        output::out(output::json_pretty(&members)?)?;
-        return Ok(0);
+        return Ok(output::print_formatted(
+            args.json,
+            args.template.as_deref(),
+            &members,
+        )?);
     }
     let rows = if args.verbose || args.detailed {
         verbose_rows(&members, &leaders)

@@ -27,6 +27,9 @@ pub struct ListArgs {
     /// Output the service registrations in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -36,6 +39,9 @@ pub struct InfoArgs {
     /// Output the service registrations in their JSON format.
     #[arg(long)]
     pub json: bool,
+    /// Format and display the output using a Go template.
+    #[arg(short = 't', value_name = "TEMPLATE")]
+    pub template: Option<String>,
     /// Display full information of each registration.
     #[arg(long)]
     pub verbose: bool,
@@ -72,9 +78,12 @@ async fn list(a: &ListArgs) -> anyhow::Result<i32> {
         output::out("No service registrations found")?;
         return Ok(0);
     }
-    if a.json {
-        output::out(output::json_pretty(&list)?)?;
-        return Ok(0);
+    if output::wants_formatted(a.json, a.template.as_deref()) {
+        return Ok(output::print_formatted(
+            a.json,
+            a.template.as_deref(),
+            &list,
+        )?);
     }
     output::out(list_table(&list, a.global.all_namespaces()))?;
     Ok(0)
@@ -156,9 +165,12 @@ async fn info(a: &InfoArgs) -> anyhow::Result<i32> {
         output::out("No service registrations found")?;
         return Ok(0);
     }
-    if a.json {
-        output::out(output::json_pretty(&regs)?)?;
-        return Ok(0);
+    if output::wants_formatted(a.json, a.template.as_deref()) {
+        return Ok(output::print_formatted(
+            a.json,
+            a.template.as_deref(),
+            &regs,
+        )?);
     }
     let mut by_job: BTreeMap<&str, Vec<&ServiceRegistration>> = BTreeMap::new();
     for r in &regs {

@@ -156,6 +156,15 @@ impl QueryOptions {
     }
 }
 
+/// The answer of `PUT /v1/agent/join` (lower-case keys, as Nomad's `joinResponse`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct JoinResponse {
+    pub num_joined: usize,
+    pub error: String,
+    pub warning: String,
+}
+
 /// What the agent said about the read, from the `X-Nomad-*` headers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryMeta {
@@ -986,6 +995,33 @@ impl Client {
 
     pub async fn agent_members(&self) -> Result<ServerMembers> {
         Ok(self.query("/v1/agent/members", None).await?.0)
+    }
+
+    /// `PUT /v1/agent/join`: ask the agent's server to join the servers at `addrs`.
+    pub async fn agent_join(&self, addrs: &[String]) -> Result<JoinResponse> {
+        let q = QueryOptions {
+            params: addrs
+                .iter()
+                .map(|a| ("address".to_string(), a.clone()))
+                .collect(),
+            ..Default::default()
+        };
+        Ok(self
+            .write::<(), _>(Method::PUT, "/v1/agent/join", None, Some(&q))
+            .await?
+            .0)
+    }
+
+    /// `PUT /v1/agent/force-leave`: eject a failed server from the membership.
+    pub async fn agent_force_leave(&self, node: &str, prune: bool) -> Result<()> {
+        let mut q = QueryOptions::default();
+        q.params.push(("node".to_string(), node.to_string()));
+        if prune {
+            q.params.push(("prune".to_string(), "1".to_string()));
+        }
+        let url = self.url("/v1/agent/force-leave", Some(&q));
+        self.send(Method::PUT, url, None).await?;
+        Ok(())
     }
 
     pub async fn regions(&self) -> Result<Vec<String>> {

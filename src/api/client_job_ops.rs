@@ -89,6 +89,34 @@ impl Client {
         self.write(Method::PUT, &path, Some(&body), None).await
     }
 
+    /// `PUT /v1/job/:id/versions/:name/tag`: name `version` of the job.
+    pub async fn tag_job_version(
+        &self,
+        job_id: &str,
+        version: u64,
+        name: &str,
+        description: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(serde_json::Value, WriteMeta)> {
+        let body = serde_json::json!({
+            "Version": version,
+            "Description": description,
+        });
+        let path = tag_path(job_id, name);
+        self.write(Method::PUT, &path, Some(&body), q).await
+    }
+
+    /// `DELETE /v1/job/:id/versions/:name/tag`: remove the tag `name` from the job.
+    pub async fn untag_job_version(
+        &self,
+        job_id: &str,
+        name: &str,
+        q: Option<&QueryOptions>,
+    ) -> Result<(serde_json::Value, WriteMeta)> {
+        let path = tag_path(job_id, name);
+        self.write::<(), _>(Method::DELETE, &path, None, q).await
+    }
+
     /// `GET /v1/job/:id/scale`.
     pub async fn job_scale_status(&self, job_id: &str) -> Result<(JobScaleStatus, QueryMeta)> {
         let path = format!("/v1/job/{}/scale", path_segment(job_id));
@@ -104,6 +132,14 @@ fn job_scope(job: &Job) -> QueryOptions {
         region: some(&job.region),
         ..Default::default()
     }
+}
+
+fn tag_path(job_id: &str, name: &str) -> String {
+    format!(
+        "/v1/job/{}/versions/{}/tag",
+        path_segment(job_id),
+        path_segment(name)
+    )
 }
 
 /// A job ID as one path segment (dispatched IDs contain `/`).

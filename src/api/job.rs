@@ -60,7 +60,18 @@ pub struct Job {
     pub update: Option<UpdateStrategy>,
     pub vault_namespace: String,
     pub version: u64,
-    pub version_tag: Option<Value>,
+    pub version_tag: Option<JobVersionTag>,
+}
+
+/// A name an operator gave one job version (`nomad job tag apply`): tagged versions are kept
+/// by the garbage collector and can be reverted to by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct JobVersionTag {
+    pub name: String,
+    pub description: String,
+    /// Unix nanoseconds, stamped by the leader.
+    pub tagged_time: i64,
 }
 
 impl Job {

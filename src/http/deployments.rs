@@ -309,6 +309,8 @@ async fn revert(
     };
     let mut job = (*target).clone();
     job.stop = false;
+    // The tag stays on the version it named, as in Nomad (a name is on one version only).
+    job.version_tag = None;
     let out = crate::server::endpoints::job::register(
         server,
         JobRegisterRequest {

@@ -1,5 +1,5 @@
 //! Job operations under `/v1/job/<id>/...`: `plan`, `dispatch`, `periodic/force`, `scale` and
-//! `evaluate`.
+//! `evaluate`, and version tags (`versions/<name>/tag`).
 //! `jobs::dispatch` offers every job sub-path here first.
 
 use axum::body::Bytes;
@@ -13,7 +13,7 @@ use super::respond::{json, Meta};
 use super::HttpState;
 use crate::api::{JobDispatchRequest, JobPlanRequest, JobScaleRequest};
 use crate::server::endpoints::job_dispatch::{self, DispatchArgs};
-use crate::server::endpoints::{job_plan, job_scale};
+use crate::server::endpoints::{job_plan, job_scale, job_tag};
 use crate::server::state::Table;
 
 /// `Some` when `rest` names one of these operations.
@@ -38,7 +38,48 @@ pub async fn job_route(
     if let Some(id) = rest.strip_suffix("/evaluate") {
         return Some(evaluate(st, req, id, body).await);
     }
+    if let Some(head) = rest.strip_suffix("/tag") {
+        return Some(tag(st, req, head, body).await);
+    }
     None
+}
+
+/// Body of `PUT /v1/job/<id>/versions/<name>/tag` (Nomad's `api.TagVersionRequest`).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct TagVersionBody {
+    version: u64,
+    latest: bool,
+    description: String,
+}
+
+/// `PUT`/`POST` tags a version, `DELETE` removes the tag. `head` is `<id>/versions/<name>`;
+/// like Nomad, a job ID or tag name containing `/` does not route.
+async fn tag(st: &HttpState, req: &Req, head: &str, body: &Bytes) -> Result<Response, HttpError> {
+    let parts: Vec<&str> = head.split('/').collect();
+    let [job_id, "versions", name] = parts[..] else {
+        return Err(HttpError::not_found("invalid job tag endpoint", None));
+    };
+    let server = need_server(st, req)?;
+    let ns = req.namespace();
+    let out = match req.method {
+        Method::PUT | Method::POST => {
+            let b: TagVersionBody = decode(body)?;
+            let args = job_tag::ApplyArgs {
+                namespace: ns.to_string(),
+                job_id: job_id.to_string(),
+                name: name.to_string(),
+                description: b.description,
+                version: b.version,
+                latest: b.latest,
+            };
+            job_tag::apply(server, args).await?
+        }
+        Method::DELETE => job_tag::unset(server, ns, job_id, name).await?,
+        _ => return Err(HttpError::MethodNotAllowed),
+    };
+    let meta = Meta::Write { index: out.index };
+    Ok(json(&out, req.pretty(), Some(meta)))
 }
 
 fn write_method(req: &Req) -> Result<(), HttpError> {

@@ -13,6 +13,7 @@
 //! write to the state store or raft directly.
 
 mod agent;
+mod agent_join;
 mod body;
 pub mod client_alloc;
 pub mod client_api;
@@ -121,6 +122,8 @@ pub fn router(state: HttpState) -> Router {
         .route("/v1/agent/self", any(agent::agent_self))
         .route("/v1/agent/health", any(agent::health))
         .route("/v1/agent/members", any(agent::members))
+        .route("/v1/agent/join", any(agent_join::join))
+        .route("/v1/agent/force-leave", any(agent_join::force_leave))
         .route(
             "/v1/operator/scheduler/configuration",
             any(operator::scheduler_configuration),

@@ -34,6 +34,8 @@ pub fn event_type(cmd: &Command) -> &'static str {
         | Command::ServiceRegistrationDeleteByAlloc { .. } => "ServiceDeregistration",
         Command::ScalingEvent { .. } => "JobScalingEvent",
         Command::SchedulerSetConfig { .. } => "SchedulerConfigUpdated",
+        // Nomad publishes no events for version tags; the name is only for completeness.
+        Command::JobVersionTag { .. } => "JobVersionTag",
     }
 }
 
@@ -168,7 +170,8 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
         | Command::ServiceRegistrationUpsert { .. }
         | Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. }
-        | Command::SchedulerSetConfig { .. } => {}
+        | Command::SchedulerSetConfig { .. }
+        | Command::JobVersionTag { .. } => {}
         Command::ScalingEvent {
             namespace, job_id, ..
         } => {

@@ -143,6 +143,15 @@ pub enum Command {
         config: crate::api::SchedulerConfiguration,
         cas: Option<u64>,
     },
+    /// Put a tag on a job version (`tag = Some`, time stamped by the leader) or remove the tag
+    /// `name` from whichever version carries it (`tag = None`).
+    JobVersionTag {
+        namespace: String,
+        job_id: String,
+        name: String,
+        target: super::state::TagTarget,
+        tag: Option<crate::api::JobVersionTag>,
+    },
 }
 
 /// What applying a command yields to the proposer.
@@ -415,6 +424,16 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
         Command::SchedulerSetConfig { config, cas } => {
             s.set_scheduler_config(index, config, *cas)?;
         }
+        Command::JobVersionTag {
+            namespace,
+            job_id,
+            name,
+            target,
+            tag,
+        } => match tag {
+            Some(tag) => s.tag_job_version(index, namespace, job_id, *target, tag)?,
+            None => s.untag_job_version(index, namespace, job_id, name)?,
+        },
     }
     Ok(())
 }

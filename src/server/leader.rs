@@ -37,7 +37,8 @@ pub(crate) fn evals_to_route(cmd: &Command, snap: &StateSnapshot) -> Vec<Evaluat
         | Command::ServiceRegistrationDelete { .. }
         | Command::ServiceRegistrationDeleteByAlloc { .. }
         | Command::ScalingEvent { .. }
-        | Command::SchedulerSetConfig { .. } => Vec::new(),
+        | Command::SchedulerSetConfig { .. }
+        | Command::JobVersionTag { .. } => Vec::new(),
     };
     ids.into_iter()
         .filter_map(|id| snap.eval_by_id(id))

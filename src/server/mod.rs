@@ -19,6 +19,7 @@ pub mod events;
 mod events_from;
 pub mod fsm;
 mod heartbeat;
+pub mod join;
 mod leader;
 pub mod periodic;
 mod plan_apply;

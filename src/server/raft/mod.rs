@@ -311,6 +311,52 @@ impl RaftHandle {
             .collect()
     }
 
+    /// Remove every other server advertised at `addr` from the raft membership (voters are
+    /// demoted first, then dropped), as `server force-leave` does for a failed server. This
+    /// server itself is never removed. Returns whether any server was removed; only the leader
+    /// can change the membership.
+    pub async fn remove_server(&self, addr: &str) -> Result<bool, RaftError> {
+        let m = self.metrics();
+        let membership = m.membership_config.membership();
+        let ids: std::collections::BTreeSet<u64> = membership
+            .nodes()
+            .filter(|(id, n)| n.addr == addr && **id != m.id)
+            .map(|(id, _)| *id)
+            .collect();
+        if ids.is_empty() {
+            return Ok(false);
+        }
+        let voters: std::collections::BTreeSet<u64> = membership
+            .voter_ids()
+            .filter(|id| ids.contains(id))
+            .collect();
+        if !voters.is_empty() {
+            self.change_membership(ChangeMembers::RemoveVoters(voters))
+                .await?;
+        }
+        self.change_membership(ChangeMembers::RemoveNodes(ids))
+            .await?;
+        Ok(true)
+    }
+
+    async fn change_membership(
+        &self,
+        change: ChangeMembers<u64, BasicNode>,
+    ) -> Result<(), RaftError> {
+        match self.inner.raft.change_membership(change, false).await {
+            Ok(_) => Ok(()),
+            Err(OpenraftError::APIError(ClientWriteError::ChangeMembershipError(e))) => {
+                Err(RaftError::Membership(Box::new(e)))
+            }
+            Err(OpenraftError::APIError(ClientWriteError::ForwardToLeader(f))) => {
+                Err(RaftError::NotLeader {
+                    leader: f.leader_node.map(|n| n.addr),
+                })
+            }
+            Err(OpenraftError::Fatal(f)) => Err(f.into()),
+        }
+    }
+
     /// Time since the leader last reached this server; zero on the leader. Before any contact
     /// it is the time since start.
     pub fn last_contact(&self) -> Duration {

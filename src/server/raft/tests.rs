@@ -379,3 +379,32 @@ async fn time_from_start_to_leader_is_measured() {
         h.shutdown().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn remove_server_drops_another_member_by_address_but_never_this_one() {
+    let fsm = Arc::new(RecordingFsm::default());
+    let h = start(config(None), &fsm).await;
+    // A failed server that was added to the membership (as a learner: with no transport it
+    // could never vote, and a second unreachable voter would stop commits).
+    h.inner
+        .raft
+        .add_learner(2, BasicNode::new("10.0.0.2:4647"), false)
+        .await
+        .expect("add learner");
+    let has = |h: &RaftHandle, id: u64| {
+        h.metrics()
+            .membership_config
+            .membership()
+            .nodes()
+            .any(|(n, _)| *n == id)
+    };
+    assert!(has(&h, 2));
+    assert!(!h.remove_server("127.0.0.1:4647").await.expect("self"));
+    assert!(h.remove_server("10.0.0.2:4647").await.expect("remove"));
+    assert!(!has(&h, 2));
+    assert!(!h.remove_server("10.0.0.2:4647").await.expect("again"));
+    assert_eq!(h.peers(), vec!["127.0.0.1:4647".to_string()]);
+    // Still leader and committing.
+    propose_n(&h, 0..2).await;
+    h.shutdown().await.unwrap();
+}

@@ -18,6 +18,7 @@ mod scaling;
 mod sched_config;
 mod services;
 mod summary;
+mod version_tags;
 mod write;
 
 use std::sync::{Arc, RwLock};
@@ -34,6 +35,7 @@ pub use gc::Reap;
 pub use nodes::NodeDrainUpdate;
 pub use persist::PersistError;
 pub use sched_config::CAS_MISMATCH;
+pub use version_tags::TagTarget;
 
 /// (namespace, job ID)
 pub type JobKey = (String, String);

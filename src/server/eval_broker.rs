@@ -153,6 +153,8 @@ pub struct EvalBroker {
     inner: Mutex<Inner>,
     /// Wakes dequeuers when evals become ready or the broker is disabled.
     ready_notify: Notify,
+    /// Signalled when evals become cancelable (a permit is kept, so none is missed).
+    cancelable_notify: Notify,
 }
 
 fn job_key(e: &Evaluation) -> (String, String) {
@@ -166,6 +168,7 @@ impl EvalBroker {
             clock,
             inner: Mutex::new(Inner::default()),
             ready_notify: Notify::new(),
+            cancelable_notify: Notify::new(),
         }
     }
 
@@ -437,7 +440,11 @@ impl EvalBroker {
             pending.sort_by_key(|e| Reverse((e.priority, e.modify_index)));
             let mut rest = pending.into_iter();
             if let Some(next) = rest.next() {
+                let before = inner.cancelable.len();
                 inner.cancelable.extend(rest);
+                if inner.cancelable.len() > before {
+                    self.cancelable_notify.notify_one();
+                }
                 let queue = next.r#type.clone();
                 Self::enqueue_locked(&mut inner, next, &queue);
             }
@@ -500,6 +507,11 @@ impl EvalBroker {
             1 => self.config.initial_nack_delay,
             n => self.config.subsequent_nack_delay * (n - 1),
         }
+    }
+
+    /// Waits until evals became cancelable since the last wait.
+    pub async fn cancelable_ready(&self) {
+        self.cancelable_notify.notified().await;
     }
 
     /// Takes up to `max` superseded evals for the leader to mark canceled.

@@ -89,6 +89,10 @@ async fn one_outstanding_per_job_newest_pending_kept() {
         "job already outstanding"
     );
     b.ack("e1", &token).expect("ack");
+    // The leader is woken to reap what the ack superseded.
+    tokio::time::timeout(Duration::from_secs(1), b.cancelable_ready())
+        .await
+        .expect("cancelable signalled");
     let (e, _) = take(&b, &["service"]).await.expect("newest");
     assert_eq!(e.id, "e3");
     let cancel: Vec<_> = b.cancelable(10).into_iter().map(|e| e.id).collect();

@@ -88,6 +88,31 @@ async fn cancel(server: &Server, mut evals: Vec<Evaluation>) {
     }
 }
 
+/// Evals written canceled per raft entry when reaping superseded ones (Nomad's page size).
+const CANCEL_BATCH: usize = 728;
+
+/// Mark the evals the broker superseded (a newer or higher-priority eval of the same job
+/// was processed) canceled, as Nomad's leader does; left pending, they would never finish
+/// and `nomad job eval` / `job run` monitors would wait on them forever.
+async fn reap_cancelable(server: &Server) {
+    loop {
+        let mut evals = server.broker().cancelable(CANCEL_BATCH);
+        if evals.is_empty() {
+            return;
+        }
+        let now = now_nanos();
+        for e in &mut evals {
+            e.status = EVAL_STATUS_CANCELED.to_string();
+            e.status_description = "canceled after more recent eval was processed".to_string();
+            e.modify_time = now;
+        }
+        if let Err(e) = server.propose(Command::EvalUpsert { evals }).await {
+            tracing::warn!(error = %e, "cancelling superseded evals");
+            return;
+        }
+    }
+}
+
 /// Follow leadership; while leader, route evals from the FSM.
 pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluation>>) {
     // The watcher acts only while this server leads; it checks on every tick.
@@ -108,6 +133,7 @@ pub(crate) async fn run(server: Server, mut evals: UnboundedReceiver<Vec<Evaluat
         tokio::select! {
             _ = server.shutdown_token().cancelled() => break,
             changed = leadership.changed() => if changed.is_err() { break },
+            _ = server.broker().cancelable_ready(), if leader => reap_cancelable(&server).await,
             batch = evals.recv() => match batch {
                 Some(batch) if leader => {
                     let superseded: Vec<_> = batch.into_iter().filter_map(|e| route(&server, e)).collect();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::endpoints::job;
 use super::state::Table;
-use super::{Server, ServerConfig};
+use super::{Command, Server, ServerConfig};
 use crate::api::*;
 
 pub(super) fn node(id: &str, cpu: i64, mem: i64) -> Node {
@@ -347,4 +347,71 @@ async fn check_index_and_validation_errors() {
         0
     );
     server.shutdown().await;
+}
+
+#[tokio::test]
+async fn evals_superseded_in_the_broker_are_canceled_not_left_pending() {
+    let server = Server::start(ServerConfig::default())
+        .await
+        .expect("server");
+    server
+        .rpc()
+        .node_register(node("n1", 1000, 1000))
+        .await
+        .expect("register node");
+    let job = mock_job("web", 1, 100);
+    job::register(
+        &server,
+        JobRegisterRequest {
+            job: Some(job.clone()),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("register job");
+    let pause = |paused: bool| Command::SchedulerSetConfig {
+        config: SchedulerConfiguration {
+            pause_eval_broker: paused,
+            ..Default::default()
+        },
+        cas: None,
+    };
+    server.propose(pause(true)).await.expect("pause broker");
+    // Three evals of one job wait while the broker is paused; unpaused, one runs and the
+    // others are either run after it or superseded, never stranded.
+    let evals: Vec<Evaluation> = [(50, "e-1"), (70, "e-2"), (60, "e-3")]
+        .into_iter()
+        .map(|(priority, id)| Evaluation {
+            id: format!("00000000-0000-4000-8000-00000000{}", &id[2..].repeat(4)),
+            namespace: "default".into(),
+            job_id: "web".into(),
+            r#type: "service".into(),
+            priority,
+            triggered_by: TRIGGER_JOB_REGISTER.into(),
+            status: EVAL_STATUS_PENDING.into(),
+            ..Default::default()
+        })
+        .collect();
+    let ids: Vec<String> = evals.iter().map(|e| e.id.clone()).collect();
+    server
+        .propose(Command::EvalUpsert { evals })
+        .await
+        .expect("evals");
+    server.propose(pause(false)).await.expect("unpause broker");
+    let done = wait("every eval terminal", || {
+        let snap = server.state().snapshot();
+        let evals: Vec<_> = ids.iter().filter_map(|id| snap.eval_by_id(id)).collect();
+        (evals.len() == 3 && evals.iter().all(|e| e.terminal())).then_some(evals)
+    })
+    .await;
+    for e in done {
+        if e.status == EVAL_STATUS_CANCELED {
+            assert_eq!(
+                e.status_description,
+                "canceled after more recent eval was processed"
+            );
+        } else {
+            assert_eq!(e.status, EVAL_STATUS_COMPLETE, "{e:?}");
+        }
+    }
 }

@@ -1,5 +1,13 @@
 //! Fingerprinting: the node's identity (persisted), attributes with Nomad's keys, resources
-//! and drivers, read straight from /proc, /etc and statvfs.
+//! and drivers, read straight from /proc, /sys, /etc and statvfs. `cpu` owns the CPU/NUMA
+//! topology and `network` the interfaces; this module assembles the node.
+//!
+//! Nomad 2.0.6 attributes we do not report, and why: `plugins.host_volume.*` and
+//! `plugins.secrets.*` (we ship no such plugins), `driver.java*` (no java driver), and
+//! `unique.storage.bytesfree` (Nomad no longer reports it either: it changed on every write).
+
+pub mod cpu;
+pub mod network;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -7,9 +15,9 @@ use std::path::Path;
 
 use super::config::ClientConfig;
 use crate::api::{
-    DriverInfo, NetworkResource, Node, NodeCpuResources, NodeDiskResources, NodeMemoryResources,
-    NodeReservedCpu, NodeReservedNetworks, NodeReservedResources, NodeResources, NODE_ELIGIBLE,
-    NODE_STATUS_READY,
+    DriverInfo, Node, NodeCpuResources, NodeDiskResources, NodeMemoryResources,
+    NodeProcessorResources, NodeReservedCpu, NodeReservedNetworks, NodeReservedResources,
+    NodeResources, NODE_ELIGIBLE, NODE_STATUS_READY,
 };
 use crate::drivers::{DriverRegistry, HealthState};
 
@@ -48,48 +56,6 @@ pub fn node_identity(cfg: &ClientConfig) -> Result<(String, String), Fingerprint
         persisted_id(&dir, "client-id")?,
         persisted_id(&dir, "secret-id")?,
     ))
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-struct CpuInfo {
-    cores: u32,
-    mhz: i64,
-    model: String,
-}
-
-fn parse_cpuinfo(text: &str) -> CpuInfo {
-    let mut info = CpuInfo::default();
-    for line in text.lines() {
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let (k, v) = (k.trim(), v.trim());
-        match k {
-            "processor" => info.cores += 1,
-            "model name" if info.model.is_empty() => info.model = v.to_string(),
-            "cpu MHz" if info.mhz == 0 => info.mhz = v.parse::<f64>().unwrap_or(0.0) as i64,
-            _ => {}
-        }
-    }
-    info
-}
-
-fn cpu_info() -> CpuInfo {
-    let mut info = parse_cpuinfo(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default());
-    if info.cores == 0 {
-        info.cores = std::thread::available_parallelism()
-            .map(|n| n.get() as u32)
-            .unwrap_or(1);
-    }
-    // Prefer the advertised maximum frequency when the kernel exposes it.
-    if let Ok(khz) =
-        std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
-    {
-        if let Ok(khz) = khz.trim().parse::<i64>() {
-            info.mhz = khz / 1000;
-        }
-    }
-    info
 }
 
 fn mem_total_bytes() -> u64 {
@@ -158,14 +124,15 @@ fn go_arch() -> &'static str {
     }
 }
 
-/// Total and free bytes of the filesystem holding `path`, and the device it is mounted from.
-fn storage(path: &Path) -> (u64, u64, String) {
-    let (total, free) = match nix::sys::statvfs::statvfs(path) {
-        Ok(s) => {
-            let frag = s.fragment_size();
-            (s.blocks() * frag, s.blocks_available() * frag)
+/// Total bytes of the filesystem holding `path` and the device it is mounted from (what
+/// `df -kP` reports, which is where Nomad reads them).
+fn storage(path: &Path) -> (u64, String) {
+    let total = match nix::sys::statvfs::statvfs(path) {
+        Ok(s) => s.blocks().saturating_mul(s.fragment_size()),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "storage fingerprint failed");
+            0
         }
-        Err(_) => (0, 0),
     };
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
@@ -179,11 +146,41 @@ fn storage(path: &Path) -> (u64, u64, String) {
         .max_by_key(|(_, mnt)| mnt.len())
         .map(|(dev, _)| dev.to_string())
         .unwrap_or_default();
-    (total, free, device)
+    (total, device)
 }
 
-/// `v1:<u64>`: a stable FNV-1a hash of the fields the scheduler groups nodes by (everything
-/// but `unique.*` attributes and meta), as Nomad's ComputedClass.
+/// The Landlock ABI version the kernel offers (`kernel.landlock = "v<N>"`), if any.
+fn landlock_abi() -> Option<i64> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attr, size 0 and the VERSION flag the syscall only returns the
+    // ABI version (or an error); it touches no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    (v > 0).then_some(v)
+}
+
+/// Meta Nomad's client sets when the config leaves them out (Connect's sidecar defaults).
+const DEFAULT_META: &[(&str, &str)] = &[
+    (
+        "connect.gateway_image",
+        "docker.io/envoyproxy/envoy:v${NOMAD_envoy_version}",
+    ),
+    ("connect.log_level", "info"),
+    ("connect.proxy_concurrency", "1"),
+    (
+        "connect.sidecar_image",
+        "docker.io/envoyproxy/envoy:v${NOMAD_envoy_version}",
+    ),
+    ("connect.transparent_proxy.default_outbound_port", "15001"),
+    ("connect.transparent_proxy.default_uid", "101"),
+];
+
 /// The node's `HostVolumes`: Nomad's `ClientHostVolumeConfig` per configured volume.
 fn host_volumes(cfg: &ClientConfig) -> serde_json::Value {
     let vols: serde_json::Map<String, serde_json::Value> = cfg
@@ -204,6 +201,8 @@ fn host_volumes(cfg: &ClientConfig) -> serde_json::Value {
     serde_json::Value::Object(vols)
 }
 
+/// `v1:<u64>`: a stable FNV-1a hash of the fields the scheduler groups nodes by (everything
+/// but `unique.*` attributes and meta), as Nomad's ComputedClass.
 pub fn computed_class(node: &Node) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     let mut feed = |s: &str| {
@@ -236,7 +235,13 @@ pub async fn fingerprint(
     drivers: &DriverRegistry,
 ) -> Result<Node, FingerprintError> {
     let (id, secret_id) = node_identity(cfg)?;
-    let cpu = cpu_info();
+    let cpu = cpu::fingerprint(
+        &cpu::CpuSources::host(),
+        &cpu::CpuConfig {
+            reserved_mhz: u64::try_from(cfg.reserved.cpu_mhz).unwrap_or(0),
+            total_compute_mhz: cfg.cpu_total_compute,
+        },
+    );
     let mem = mem_total_bytes();
     let uts = nix::sys::utsname::uname().ok();
     let uts_field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
@@ -244,34 +249,45 @@ pub async fn fingerprint(
             .map(|u| f(u).to_string_lossy().into_owned())
             .unwrap_or_default()
     };
+    let kernel_release = uts_field(|u| u.release());
     let hostname = nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (os_name, os_version) = os_release();
-    let _ = std::fs::create_dir_all(&cfg.data_dir);
-    let (disk_total, _disk_free, device) = storage(&cfg.data_dir);
+    // Nomad measures the filesystem its alloc dirs live on.
+    let alloc_root = cfg.alloc_root();
+    let _ = std::fs::create_dir_all(&alloc_root);
+    let (mut disk_total, device) = storage(&alloc_root);
+    if cfg.disk_total_mb > 0 {
+        disk_total = cfg.disk_total_mb.saturating_mul(1024 * 1024);
+    }
     let cgroups_v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
-    let total_compute = i64::from(cpu.cores) * cpu.mhz;
-    let last_core = cpu.cores.saturating_sub(1);
+    let bridge = network::bridge_module_present(&kernel_release);
+    let interfaces = network::interfaces();
+    let net = network::fingerprint(&network::NetworkInputs {
+        interfaces: &interfaces,
+        device: &cfg.network_interface,
+        preferred_ip: &cfg.network_ip,
+        configured_mbits: cfg.network_speed,
+        bridge: bridge.then_some(cfg.bridge_network_name.as_str()),
+        sys_class_net: Path::new("/sys/class/net"),
+    });
 
-    let mut attrs: BTreeMap<String, String> = BTreeMap::new();
+    let mut attrs: BTreeMap<String, String> = cpu.attributes.clone();
     let mut put = |k: &str, v: String| {
         attrs.insert(k.to_string(), v);
     };
     put("cpu.arch", go_arch().to_string());
-    put("cpu.numcores", cpu.cores.to_string());
-    put("cpu.frequency", cpu.mhz.to_string());
-    put("cpu.modelname", cpu.model.clone());
-    put("cpu.totalcompute", total_compute.to_string());
-    put(
-        "cpu.usablecompute",
-        (total_compute - cfg.reserved.cpu_mhz).max(0).to_string(),
-    );
-    put("cpu.reservablecores", cpu.cores.to_string());
+    if !cpu.model.is_empty() {
+        put("cpu.modelname", cpu.model.clone());
+    }
     put("memory.totalbytes", mem.to_string());
     put("kernel.name", std::env::consts::OS.to_string());
-    put("kernel.version", uts_field(|u| u.release()));
+    put("kernel.version", kernel_release);
     put("kernel.arch", uts_field(|u| u.machine()));
+    if let Some(abi) = landlock_abi() {
+        put("kernel.landlock", format!("v{abi}"));
+    }
     put("os.name", os_name);
     put("os.version", os_version);
     put("os.signals", OS_SIGNALS.to_string());
@@ -279,20 +295,19 @@ pub async fn fingerprint(
         "os.cgroups.version",
         if cgroups_v2 { "2" } else { "1" }.to_string(),
     );
-    put("numa.node.count", "1".to_string());
-    put(
-        "numa.node0.cores",
-        if last_core == 0 {
-            "0".to_string()
-        } else {
-            format!("0-{last_core}")
-        },
-    );
+    if bridge {
+        put(
+            "nomad.bridge.hairpin_mode",
+            cfg.bridge_network_hairpin_mode.to_string(),
+        );
+    }
     put("unique.hostname", hostname.clone());
     if let Some(host_id) = host_id() {
         put("unique.host_id", host_id);
     }
-    put("unique.network.ip-address", cfg.network_ip.clone());
+    if let Some(ip) = &net.ip_address {
+        put("unique.network.ip-address", ip.clone());
+    }
     put("unique.advertise.address", cfg.http_addr.clone());
     put("unique.storage.volume", device);
     put("unique.storage.bytestotal", disk_total.to_string());
@@ -325,11 +340,12 @@ pub async fn fingerprint(
         );
     }
 
-    let cidr = if cfg.network_ip.contains(':') {
-        format!("{}/128", cfg.network_ip)
-    } else {
-        format!("{}/32", cfg.network_ip)
-    };
+    let mut meta = cfg.meta.clone();
+    for (k, v) in DEFAULT_META {
+        meta.entry((*k).to_string())
+            .or_insert_with(|| (*v).to_string());
+    }
+    let usable_cores = cpu.usable_cores();
     let mut node = Node {
         attributes: attrs,
         cgroup_parent: "nomad.slice".to_string(),
@@ -339,51 +355,37 @@ pub async fn fingerprint(
         host_volumes: Some(host_volumes(cfg)),
         datacenter: cfg.datacenter.clone(),
         drivers: driver_infos,
+        gc_volumes_on_node_gc: cfg.gc_volumes_on_node_gc,
         http_addr: cfg.http_addr.clone(),
         id,
-        meta: cfg.meta.clone(),
+        meta,
         name: if cfg.node_name.is_empty() {
             hostname
         } else {
             cfg.node_name.clone()
         },
         node_class: cfg.node_class.clone(),
+        node_max_allocs: cfg.node_max_allocs,
         node_pool: cfg.node_pool.clone(),
         node_resources: NodeResources {
             cpu: NodeCpuResources {
-                cpu_shares: total_compute,
-                reservable_cpu_cores: (0..cpu.cores).collect(),
-                total_cpu_cores: cpu.cores,
+                cpu_shares: i64::try_from(cpu.total_compute()).unwrap_or(i64::MAX),
+                total_cpu_cores: u32::try_from(usable_cores.len()).unwrap_or(u32::MAX),
+                reservable_cpu_cores: usable_cores,
             },
             disk: NodeDiskResources {
-                disk_mb: (disk_total / 1024 / 1024) as i64,
+                disk_mb: i64::try_from(disk_total / 1024 / 1024).unwrap_or(i64::MAX),
             },
             memory: NodeMemoryResources {
-                memory_mb: (mem / 1024 / 1024) as i64,
+                memory_mb: i64::try_from(mem / 1024 / 1024).unwrap_or(i64::MAX),
             },
             min_dynamic_port: cfg.min_dynamic_port,
             max_dynamic_port: cfg.max_dynamic_port,
-            node_networks: Some(serde_json::json!([{
-                "Addresses": [{
-                    "Address": cfg.network_ip,
-                    "Alias": "default",
-                    "Family": if cfg.network_ip.contains(':') { "ipv6" } else { "ipv4" },
-                    "Gateway": "",
-                    "ReservedPorts": "",
-                }],
-                "Device": cfg.network_interface,
-                "MacAddress": "",
-                "Mode": "host",
-                "Speed": 1000,
-            }])),
-            networks: vec![NetworkResource {
-                cidr,
-                device: cfg.network_interface.clone(),
-                ip: cfg.network_ip.clone(),
-                mbits: 1000,
-                mode: "host".to_string(),
-                ..Default::default()
-            }],
+            node_networks: Some(net.node_networks),
+            networks: net.networks,
+            processors: NodeProcessorResources {
+                topology: Some(cpu.topology),
+            },
             ..Default::default()
         },
         reserved_resources: NodeReservedResources {
@@ -415,19 +417,6 @@ pub async fn fingerprint(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_cpuinfo() {
-        let text = "processor\t: 0\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2445.404\n\nprocessor\t: 1\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2445.404\n";
-        assert_eq!(
-            parse_cpuinfo(text),
-            CpuInfo {
-                cores: 2,
-                mhz: 2445,
-                model: "AMD EPYC".into()
-            }
-        );
-    }
 
     #[tokio::test]
     async fn fingerprints_a_node_with_nomads_attribute_keys() {
@@ -462,8 +451,66 @@ mod tests {
         assert_eq!(node.status, "ready", "a fingerprinted node registers ready");
         assert!(node.computed_class.starts_with("v1:"));
         assert!(node.node_resources.cpu.cpu_shares > 0);
-        assert_eq!(node.node_resources.networks[0].device, "lo");
-        assert_eq!(node.node_resources.networks[0].cidr, "127.0.0.1/32");
+        let host: Vec<_> = node
+            .node_resources
+            .networks
+            .iter()
+            .filter(|n| n.mode == "host")
+            .collect();
+        assert_eq!(host[0].device, "lo");
+        assert_eq!(host[0].cidr, "127.0.0.1/32");
+        assert_eq!(node.attributes["unique.network.ip-address"], "127.0.0.1");
+        assert_eq!(node.address(), "127.0.0.1");
+        let node_nets = node.node_resources.node_networks.as_deref().unwrap_or(&[]);
+        assert!(node_nets
+            .iter()
+            .any(|n| n.device == "lo" && n.mode == "host"));
+        // The CPU topology agrees with the cpu attributes it was derived from.
+        let top = node
+            .node_resources
+            .processors
+            .topology
+            .as_ref()
+            .expect("topology");
+        assert_eq!(node.attributes["cpu.numcores"], top.cores.len().to_string());
+        assert_eq!(
+            node.attributes["numa.node.count"],
+            top.nodes.len().to_string()
+        );
+        assert!(node.attributes.contains_key("numa.node0.cores"));
+        assert_eq!(
+            node.node_resources.cpu.cpu_shares.to_string(),
+            node.attributes["cpu.totalcompute"]
+        );
+        // Storage is the alloc dir's filesystem, as `df` sees it.
+        let disk_mb = node.node_resources.disk.disk_mb;
+        assert!(disk_mb > 0);
+        assert_eq!(
+            node.attributes["unique.storage.bytestotal"]
+                .parse::<i64>()
+                .map(|b| b / 1024 / 1024)
+                .ok(),
+            Some(disk_mb)
+        );
+        if let Ok(out) = std::process::Command::new("df")
+            .arg("-kP")
+            .arg(cfg.alloc_root())
+            .output()
+        {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let fields: Vec<&str> = text
+                .lines()
+                .nth(1)
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            assert_eq!(node.attributes["unique.storage.volume"], fields[0]);
+            assert_eq!(
+                node.attributes["unique.storage.bytestotal"],
+                (fields[1].parse::<u64>().expect("df 1024-blocks") * 1024).to_string()
+            );
+        }
+        assert_eq!(node.meta["connect.log_level"], "info");
         // The identity survives a restart.
         let again = fingerprint(&cfg, &drivers).await.unwrap();
         assert_eq!(again.id, node.id);

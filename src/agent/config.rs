@@ -127,6 +127,7 @@ pub struct ClientConfig {
     pub network_speed: u64,
     pub cpu_total_compute: u64,
     pub disk_total_mb: u64,
+    pub memory_total_mb: u64,
     pub bridge_network_name: String,
     pub bridge_network_hairpin_mode: bool,
     pub node_max_allocs: u64,
@@ -207,6 +208,7 @@ impl Default for AgentConfig {
                 network_speed: 0,
                 cpu_total_compute: 0,
                 disk_total_mb: 0,
+                memory_total_mb: 0,
                 bridge_network_name: String::new(),
                 bridge_network_hairpin_mode: false,
                 node_max_allocs: 0,
@@ -348,6 +350,7 @@ impl AgentConfig {
             set(&mut dst.network_speed, c.network_speed);
             set(&mut dst.cpu_total_compute, c.cpu_total_compute);
             set(&mut dst.disk_total_mb, c.disk_total_mb);
+            set(&mut dst.memory_total_mb, c.memory_total_mb);
             set(&mut dst.bridge_network_name, c.bridge_network_name);
             set(
                 &mut dst.bridge_network_hairpin_mode,

@@ -301,6 +301,7 @@ fn client_config(
     c.network_speed = i64::try_from(config.client.network_speed).unwrap_or(i64::MAX);
     c.cpu_total_compute = config.client.cpu_total_compute;
     c.disk_total_mb = config.client.disk_total_mb;
+    c.memory_total_mb = config.client.memory_total_mb;
     c.bridge_network_name = config.client.bridge_network_name.clone();
     c.bridge_network_hairpin_mode = config.client.bridge_network_hairpin_mode;
     c.node_max_allocs = i64::try_from(config.client.node_max_allocs).unwrap_or(i64::MAX);

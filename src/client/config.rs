@@ -43,6 +43,8 @@ pub struct ClientConfig {
     pub cpu_total_compute: u64,
     /// `disk_total_mb`; 0: the size of the filesystem holding the alloc dir.
     pub disk_total_mb: u64,
+    /// `memory_total_mb`; 0: MemTotal of /proc/meminfo.
+    pub memory_total_mb: u64,
     /// `bridge_network_name`, reported as the bridge's device.
     pub bridge_network_name: String,
     /// `bridge_network_hairpin_mode`, reported as `nomad.bridge.hairpin_mode`.
@@ -90,6 +92,7 @@ impl ClientConfig {
             network_speed: 0,
             cpu_total_compute: 0,
             disk_total_mb: 0,
+            memory_total_mb: 0,
             bridge_network_name: String::new(),
             bridge_network_hairpin_mode: false,
             node_max_allocs: 0,

@@ -1,12 +1,33 @@
 //! Fingerprinting: the node's identity (persisted), attributes with Nomad's keys, resources
-//! and drivers, read straight from /proc, /sys, /etc and statvfs. `cpu` owns the CPU/NUMA
-//! topology and `network` the interfaces; this module assembles the node.
+//! and drivers, read straight from /proc, /sys, /etc, getifaddrs(3) and statvfs. `cpu` owns
+//! the CPU/NUMA topology, `network` the interfaces and addresses, `host` the facts read from
+//! text files (memory, OS, storage device, host id, cgroups, bridge module); this module
+//! assembles the node and owns nothing that outlives one fingerprint. Drivers fingerprint
+//! themselves (`driver.<name>.*`, e.g. the docker driver's version and runtimes); their
+//! attributes are copied in here.
 //!
-//! Nomad 2.0.6 attributes we do not report, and why: `plugins.host_volume.*` and
-//! `plugins.secrets.*` (we ship no such plugins), `driver.java*` (no java driver), and
-//! `unique.storage.bytesfree` (Nomad no longer reports it either: it changed on every write).
+//! The recorded Nomad 2.0.6 `-dev` node and ours agree key for key, but for these:
+//!
+//! - `plugins.host_volume.mkdir.version`, `plugins.secrets.nomad.version` and
+//!   `plugins.secrets.vault.version`: we ship no host-volume or secrets plugins.
+//! - `driver.java*` (and the `java` and `qemu` entries of `Drivers`): no such drivers.
+//! - Cloud fingerprinters (`platform.aws.*`, `unique.platform.*`, ...), `consul.*` and
+//!   `vault.*`: we do not integrate with those services, and the recording denied the
+//!   cloud fingerprinters too. Nor CNI plugins (`plugins.cni.version.*`), NVIDIA devices,
+//!   swap or energy attributes, which the recorded node did not have either.
+//! - `unique.storage.bytesfree`: Nomad no longer reports it (it changed with every write).
+//! - Values that differ by design: `nomad.revision` is `nomad-rs <version>` (we have no Go
+//!   commit), `nomad.version` is the Nomad release we are compatible with, without `-dev`.
+//!
+//! Host-dependent keys appear only where the host has the thing: `driver.docker*` with a
+//! reachable daemon, `driver.exec` as root with cgroups, `kernel.landlock` when the kernel
+//! offers Landlock, `nomad.bridge.hairpin_mode` with the bridge module, `os.cgroups.version`
+//! with cgroups mounted, `cpu.frequency.{performance,efficiency}` and
+//! `cpu.numcores.{performance,efficiency}` (instead of `cpu.frequency`) on hybrid CPUs, and
+//! `numa.node<N>.cores` per NUMA node.
 
 pub mod cpu;
+pub mod host;
 pub mod network;
 
 use std::collections::BTreeMap;
@@ -58,61 +79,6 @@ pub fn node_identity(cfg: &ClientConfig) -> Result<(String, String), Fingerprint
     ))
 }
 
-fn mem_total_bytes() -> u64 {
-    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
-}
-
-fn os_release() -> (String, String) {
-    let text = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
-    let field = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-            .map(|v| v.trim().trim_matches('"').to_string())
-            .unwrap_or_default()
-    };
-    let id = field("ID");
-    let mut version = field("VERSION_ID");
-    // Debian's point release lives in /etc/debian_version, which is what Nomad reports.
-    if id == "debian" {
-        if let Ok(v) = std::fs::read_to_string("/etc/debian_version") {
-            let v = v.trim();
-            if v.starts_with(|c: char| c.is_ascii_digit()) {
-                version = v.to_string();
-            }
-        }
-    }
-    (id, version)
-}
-
-/// The machine's UUID: DMI's product UUID when readable (root), else /etc/machine-id in
-/// UUID form.
-fn host_id() -> Option<String> {
-    if let Ok(s) = std::fs::read_to_string("/sys/class/dmi/id/product_uuid") {
-        let s = s.trim().to_ascii_lowercase();
-        if !s.is_empty() {
-            return Some(s);
-        }
-    }
-    let id = std::fs::read_to_string("/etc/machine-id").ok()?;
-    let id = id.trim();
-    if id.len() != 32 || !id.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    Some(format!(
-        "{}-{}-{}-{}-{}",
-        &id[..8],
-        &id[8..12],
-        &id[12..16],
-        &id[16..20],
-        &id[20..]
-    ))
-}
-
 /// Go's GOARCH names for the machine types Rust reports.
 fn go_arch() -> &'static str {
     match std::env::consts::ARCH {
@@ -126,7 +92,7 @@ fn go_arch() -> &'static str {
 
 /// Total bytes of the filesystem holding `path` and the device it is mounted from (what
 /// `df -kP` reports, which is where Nomad reads them).
-fn storage(path: &Path) -> (u64, String) {
+fn storage(host: &host::HostFiles, path: &Path) -> (u64, String) {
     let total = match nix::sys::statvfs::statvfs(path) {
         Ok(s) => s.blocks().saturating_mul(s.fragment_size()),
         Err(e) => {
@@ -135,18 +101,7 @@ fn storage(path: &Path) -> (u64, String) {
         }
     };
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    let device = mounts
-        .lines()
-        .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            Some((f.next()?, f.next()?))
-        })
-        .filter(|(_, mnt)| canonical.starts_with(mnt))
-        .max_by_key(|(_, mnt)| mnt.len())
-        .map(|(dev, _)| dev.to_string())
-        .unwrap_or_default();
-    (total, device)
+    (total, host.storage_device(&canonical))
 }
 
 /// The Landlock ABI version the kernel offers (`kernel.landlock = "v<N>"`), if any.
@@ -229,7 +184,7 @@ pub fn computed_class(node: &Node) -> String {
     format!("v1:{h}")
 }
 
-/// The node as the client registers it: status `initializing`.
+/// The node as the client registers it, fingerprinted once.
 pub async fn fingerprint(
     cfg: &ClientConfig,
     drivers: &DriverRegistry,
@@ -242,7 +197,12 @@ pub async fn fingerprint(
             total_compute_mhz: cfg.cpu_total_compute,
         },
     );
-    let mem = mem_total_bytes();
+    let host = host::HostFiles::host();
+    let mem = if cfg.memory_total_mb > 0 {
+        Some(cfg.memory_total_mb.saturating_mul(1024 * 1024))
+    } else {
+        host.mem_total_bytes()
+    };
     let uts = nix::sys::utsname::uname().ok();
     let uts_field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
         uts.as_ref()
@@ -253,16 +213,15 @@ pub async fn fingerprint(
     let hostname = nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (os_name, os_version) = os_release();
+    let (os_name, os_version) = host.os_release();
     // Nomad measures the filesystem its alloc dirs live on.
     let alloc_root = cfg.alloc_root();
     let _ = std::fs::create_dir_all(&alloc_root);
-    let (mut disk_total, device) = storage(&alloc_root);
+    let (mut disk_total, device) = storage(&host, &alloc_root);
     if cfg.disk_total_mb > 0 {
         disk_total = cfg.disk_total_mb.saturating_mul(1024 * 1024);
     }
-    let cgroups_v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
-    let bridge = network::bridge_module_present(&kernel_release);
+    let bridge = host.bridge_module(&kernel_release);
     let interfaces = network::interfaces();
     let net = network::fingerprint(&network::NetworkInputs {
         interfaces: &interfaces,
@@ -281,7 +240,9 @@ pub async fn fingerprint(
     if !cpu.model.is_empty() {
         put("cpu.modelname", cpu.model.clone());
     }
-    put("memory.totalbytes", mem.to_string());
+    if let Some(mem) = mem {
+        put("memory.totalbytes", mem.to_string());
+    }
     put("kernel.name", std::env::consts::OS.to_string());
     put("kernel.version", kernel_release);
     put("kernel.arch", uts_field(|u| u.machine()));
@@ -291,10 +252,9 @@ pub async fn fingerprint(
     put("os.name", os_name);
     put("os.version", os_version);
     put("os.signals", OS_SIGNALS.to_string());
-    put(
-        "os.cgroups.version",
-        if cgroups_v2 { "2" } else { "1" }.to_string(),
-    );
+    if let Some(v) = host.cgroups_version() {
+        put("os.cgroups.version", v.to_string());
+    }
     if bridge {
         put(
             "nomad.bridge.hairpin_mode",
@@ -302,7 +262,7 @@ pub async fn fingerprint(
         );
     }
     put("unique.hostname", hostname.clone());
-    if let Some(host_id) = host_id() {
+    if let Some(host_id) = host.host_id() {
         put("unique.host_id", host_id);
     }
     if let Some(ip) = &net.ip_address {
@@ -377,7 +337,7 @@ pub async fn fingerprint(
                 disk_mb: i64::try_from(disk_total / 1024 / 1024).unwrap_or(i64::MAX),
             },
             memory: NodeMemoryResources {
-                memory_mb: i64::try_from(mem / 1024 / 1024).unwrap_or(i64::MAX),
+                memory_mb: i64::try_from(mem.unwrap_or(0) / 1024 / 1024).unwrap_or(i64::MAX),
             },
             min_dynamic_port: cfg.min_dynamic_port,
             max_dynamic_port: cfg.max_dynamic_port,
@@ -415,121 +375,5 @@ pub async fn fingerprint(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn fingerprints_a_node_with_nomads_attribute_keys() {
-        let tmp = tempfile::tempdir().unwrap();
-        let cfg = ClientConfig::dev(tmp.path());
-        let drivers = DriverRegistry::from_config(&cfg.drivers);
-        let node = fingerprint(&cfg, &drivers).await.unwrap();
-        for key in [
-            "cpu.arch",
-            "cpu.numcores",
-            "cpu.frequency",
-            "cpu.totalcompute",
-            "memory.totalbytes",
-            "kernel.name",
-            "kernel.version",
-            "os.name",
-            "unique.hostname",
-            "unique.storage.bytestotal",
-            "nomad.version",
-            "os.cgroups.version",
-        ] {
-            assert!(
-                node.attributes.get(key).is_some_and(|v| !v.is_empty()),
-                "{key}"
-            );
-        }
-        assert_eq!(node.attributes["kernel.name"], "linux");
-        assert_eq!(node.attributes["driver.raw_exec"], "1");
-        assert_eq!(node.attributes["driver.mock_driver"], "1");
-        assert_eq!(node.attributes["nomad.service_discovery"], "true");
-        assert_eq!(node.drivers["raw_exec"].health_description, "Healthy");
-        assert_eq!(node.status, "ready", "a fingerprinted node registers ready");
-        assert!(node.computed_class.starts_with("v1:"));
-        assert!(node.node_resources.cpu.cpu_shares > 0);
-        let host: Vec<_> = node
-            .node_resources
-            .networks
-            .iter()
-            .filter(|n| n.mode == "host")
-            .collect();
-        assert_eq!(host[0].device, "lo");
-        assert_eq!(host[0].cidr, "127.0.0.1/32");
-        assert_eq!(node.attributes["unique.network.ip-address"], "127.0.0.1");
-        assert_eq!(node.address(), "127.0.0.1");
-        let node_nets = node.node_resources.node_networks.as_deref().unwrap_or(&[]);
-        assert!(node_nets
-            .iter()
-            .any(|n| n.device == "lo" && n.mode == "host"));
-        // The CPU topology agrees with the cpu attributes it was derived from.
-        let top = node
-            .node_resources
-            .processors
-            .topology
-            .as_ref()
-            .expect("topology");
-        assert_eq!(node.attributes["cpu.numcores"], top.cores.len().to_string());
-        assert_eq!(
-            node.attributes["numa.node.count"],
-            top.nodes.len().to_string()
-        );
-        assert!(node.attributes.contains_key("numa.node0.cores"));
-        assert_eq!(
-            node.node_resources.cpu.cpu_shares.to_string(),
-            node.attributes["cpu.totalcompute"]
-        );
-        // Storage is the alloc dir's filesystem, as `df` sees it.
-        let disk_mb = node.node_resources.disk.disk_mb;
-        assert!(disk_mb > 0);
-        assert_eq!(
-            node.attributes["unique.storage.bytestotal"]
-                .parse::<i64>()
-                .map(|b| b / 1024 / 1024)
-                .ok(),
-            Some(disk_mb)
-        );
-        if let Ok(out) = std::process::Command::new("df")
-            .arg("-kP")
-            .arg(cfg.alloc_root())
-            .output()
-        {
-            let text = String::from_utf8_lossy(&out.stdout).into_owned();
-            let fields: Vec<&str> = text
-                .lines()
-                .nth(1)
-                .unwrap_or("")
-                .split_whitespace()
-                .collect();
-            assert_eq!(node.attributes["unique.storage.volume"], fields[0]);
-            assert_eq!(
-                node.attributes["unique.storage.bytestotal"],
-                (fields[1].parse::<u64>().expect("df 1024-blocks") * 1024).to_string()
-            );
-        }
-        assert_eq!(node.meta["connect.log_level"], "info");
-        // The identity survives a restart.
-        let again = fingerprint(&cfg, &drivers).await.unwrap();
-        assert_eq!(again.id, node.id);
-        assert_eq!(again.secret_id, node.secret_id);
-        assert_eq!(again.computed_class, node.computed_class);
-        assert_eq!(
-            std::fs::read_to_string(tmp.path().join("client/client-id")).unwrap(),
-            node.id
-        );
-    }
-
-    #[test]
-    fn computed_class_ignores_unique_attributes() {
-        let mut a = Node::default();
-        a.attributes.insert("kernel.name".into(), "linux".into());
-        let mut b = a.clone();
-        b.attributes.insert("unique.hostname".into(), "x".into());
-        assert_eq!(computed_class(&a), computed_class(&b));
-        b.attributes.insert("os.name".into(), "debian".into());
-        assert_ne!(computed_class(&a), computed_class(&b));
-    }
-}
+#[path = "node_tests.rs"]
+mod tests;

@@ -138,31 +138,6 @@ fn offered(addrs: &[IpAddr]) -> Vec<IpAddr> {
     }
 }
 
-/// Whether the kernel has the bridge module (loaded, built in or installable): Nomad then
-/// offers `bridge` network mode.
-pub fn bridge_module_present(kernel_release: &str) -> bool {
-    if Path::new("/sys/module/bridge").is_dir() {
-        return true;
-    }
-    let has_line = |path: &str, pred: &dyn Fn(&str) -> bool| {
-        std::fs::read_to_string(path)
-            .map(|t| t.lines().any(pred))
-            .unwrap_or(false)
-    };
-    has_line("/proc/modules", &|l| {
-        l.split_whitespace().next() == Some("bridge")
-    }) || has_line(
-        &format!("/lib/modules/{kernel_release}/modules.builtin"),
-        &|l| l.ends_with("/bridge.ko"),
-    ) || has_line(
-        &format!("/lib/modules/{kernel_release}/modules.dep"),
-        &|l| {
-            l.split_once(':')
-                .is_some_and(|(m, _)| m.ends_with("/bridge.ko") || m.ends_with("/bridge.ko.xz"))
-        },
-    )
-}
-
 /// What the network fingerprint reports.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NetworkFingerprint {
@@ -234,15 +209,11 @@ pub fn fingerprint(input: &NetworkInputs<'_>) -> NetworkFingerprint {
     fp.ip_address = host.first().map(IpAddr::to_string);
     // Without host_network blocks only the default interface carries an alias, and Nomad
     // leaves out interfaces with no aliased address.
-    for iface in input.interfaces.iter().filter(|i| i.name == input.device) {
-        let addrs = &host;
-        if addrs.is_empty() {
-            continue;
-        }
+    let device = input.interfaces.iter().find(|i| i.name == input.device);
+    if let Some(iface) = device.filter(|_| !host.is_empty()) {
         fp.node_networks.push(NodeNetworkResource {
             addresses: Some(
-                addrs
-                    .iter()
+                host.iter()
                     .map(|ip| NodeNetworkAddress {
                         address: ip.to_string(),
                         alias: "default".to_string(),

@@ -113,6 +113,8 @@ pub struct Reserved {
     pub disk_mb: u64,
     /// Nomad's port-list syntax: "22,80,8000-8100".
     pub reserved_ports: String,
+    /// `reserved { cores }`: core ids withheld from scheduling.
+    pub cores: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +130,8 @@ pub struct ClientConfig {
     pub cpu_total_compute: u64,
     pub disk_total_mb: u64,
     pub memory_total_mb: u64,
+    /// `reservable_cores`: the only cores Nomad may use; None: the agent's cpuset.
+    pub reservable_cores: Option<Vec<u32>>,
     pub bridge_network_name: String,
     pub bridge_network_hairpin_mode: bool,
     pub node_max_allocs: u64,
@@ -209,6 +213,7 @@ impl Default for AgentConfig {
                 cpu_total_compute: 0,
                 disk_total_mb: 0,
                 memory_total_mb: 0,
+                reservable_cores: None,
                 bridge_network_name: String::new(),
                 bridge_network_hairpin_mode: false,
                 node_max_allocs: 0,
@@ -351,6 +356,20 @@ impl AgentConfig {
             set(&mut dst.cpu_total_compute, c.cpu_total_compute);
             set(&mut dst.disk_total_mb, c.disk_total_mb);
             set(&mut dst.memory_total_mb, c.memory_total_mb);
+            let cores = |key: &str, list: &str| {
+                crate::client::fingerprint::cpu::parse_core_list(list).map_err(|message| {
+                    ConfigError::Decode {
+                        path: path.to_path_buf(),
+                        message: format!("client.{key}: {message}"),
+                    }
+                })
+            };
+            if let Some(list) = &c.reservable_cores {
+                dst.reservable_cores = Some(cores("reservable_cores", list)?);
+            }
+            if let Some(list) = c.reserved.as_ref().and_then(|r| r.cores.as_ref()) {
+                dst.reserved.cores = cores("reserved.cores", list)?;
+            }
             set(&mut dst.bridge_network_name, c.bridge_network_name);
             set(
                 &mut dst.bridge_network_hairpin_mode,

@@ -144,6 +144,8 @@ pub(super) struct FileReserved {
     pub(super) memory: Option<u64>,
     pub(super) disk: Option<u64>,
     pub(super) reserved_ports: Option<String>,
+    /// A core list ("0-1,3") withheld from scheduling.
+    pub(super) cores: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -159,6 +161,7 @@ pub(super) struct FileClient {
     pub(super) cpu_total_compute: Option<u64>,
     pub(super) disk_total_mb: Option<u64>,
     pub(super) memory_total_mb: Option<u64>,
+    pub(super) reservable_cores: Option<String>,
     pub(super) bridge_network_name: Option<String>,
     pub(super) bridge_network_hairpin_mode: Option<bool>,
     pub(super) node_max_allocs: Option<u64>,
@@ -272,6 +275,7 @@ const CLIENT_KEYS: &[&str] = &[
     "cpu_total_compute",
     "disk_total_mb",
     "memory_total_mb",
+    "reservable_cores",
     "bridge_network_name",
     "bridge_network_hairpin_mode",
     "node_max_allocs",

@@ -419,4 +419,31 @@ fn fingerprint_overrides_come_from_the_client_block() {
     .expect("loads");
     assert_eq!(plain.client.memory_total_mb, 0);
     assert_eq!(plain.client.bridge_network_name, "");
+    assert_eq!(plain.client.reservable_cores, None);
+
+    let cores = write(
+        dir.path(),
+        "cores.hcl",
+        "client {\n  reservable_cores = \"0-3\"\n  reserved {\n    cores = \"0\"\n  }\n}\n",
+    );
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![cores],
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(c.client.reservable_cores, Some(vec![0, 1, 2, 3]));
+    assert_eq!(c.client.reserved.cores, vec![0]);
+    let bad = write(
+        dir.path(),
+        "bad.hcl",
+        "client {\n  reserved {\n    cores = \"2-x\"\n  }\n}\n",
+    );
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![bad],
+        ..flags()
+    })
+    .expect_err("bad core list");
+    assert!(err.to_string().contains("client.reserved.cores"), "{err}");
 }

@@ -302,6 +302,8 @@ fn client_config(
     c.cpu_total_compute = config.client.cpu_total_compute;
     c.disk_total_mb = config.client.disk_total_mb;
     c.memory_total_mb = config.client.memory_total_mb;
+    c.reservable_cores = config.client.reservable_cores.clone();
+    c.reserved.cores = config.client.reserved.cores.clone();
     c.bridge_network_name = config.client.bridge_network_name.clone();
     c.bridge_network_hairpin_mode = config.client.bridge_network_hairpin_mode;
     c.node_max_allocs = i64::try_from(config.client.node_max_allocs).unwrap_or(i64::MAX);

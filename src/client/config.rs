@@ -15,6 +15,8 @@ pub struct ReservedResources {
     pub disk_mb: i64,
     /// Nomad's `reserved { reserved_ports = "22,80,8000-8100" }`.
     pub reserved_ports: String,
+    /// `reserved { cores }`: withheld from scheduling, reported as ReservedCpuCores.
+    pub cores: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +47,8 @@ pub struct ClientConfig {
     pub disk_total_mb: u64,
     /// `memory_total_mb`; 0: MemTotal of /proc/meminfo.
     pub memory_total_mb: u64,
+    /// `reservable_cores`: the only cores tasks may use; None: the agent's cpuset.
+    pub reservable_cores: Option<Vec<u32>>,
     /// `bridge_network_name`, reported as the bridge's device.
     pub bridge_network_name: String,
     /// `bridge_network_hairpin_mode`, reported as `nomad.bridge.hairpin_mode`.
@@ -93,6 +97,7 @@ impl ClientConfig {
             cpu_total_compute: 0,
             disk_total_mb: 0,
             memory_total_mb: 0,
+            reservable_cores: None,
             bridge_network_name: String::new(),
             bridge_network_hairpin_mode: false,
             node_max_allocs: 0,

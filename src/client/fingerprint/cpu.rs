@@ -3,9 +3,13 @@
 //! with the attributes derived from it (`cpu.*`, `numa.node.count`, `numa.node<N>.cores`).
 //!
 //! ```text
-//!  sysfs scan ──> agent cpuset (cgroup) ──> config (reserved compute, cpu_total_compute)
-//!       │                                              │
-//!       └──────── broken? (no nodes, no speed) ────────┴──> generic: one node, cpuinfo MHz
+//!  sysfs scan ──> broken? (no nodes, no speed) ──yes──> generic: one node, cpuinfo MHz
+//!                      │ no                                   │
+//!                      v                                      v
+//!  usable cores = reservable_cores, else the agent's cpuset, minus reserved { cores }
+//!                      │
+//!                      v
+//!  overrides: cpu_total_compute, reserved { cpu }
 //! ```
 //!
 //! Every read tolerates a missing file: containers and VMs often hide cpufreq or the node
@@ -50,6 +54,37 @@ pub struct CpuConfig {
     pub reserved_mhz: u64,
     /// `cpu_total_compute`: overrides the detected total when non-zero.
     pub total_compute_mhz: u64,
+    /// `reservable_cores`: replaces the agent's cpuset as the set of usable cores.
+    pub reservable_cores: Option<Vec<u32>>,
+    /// `reserved { cores }`: withheld from scheduling.
+    pub reserved_cores: Vec<u32>,
+}
+
+/// The most core ids one range in a core list may name; more is a typo, not a machine.
+const MAX_LIST_CORES: u32 = 1 << 16;
+
+/// A core list as the agent config writes it ("0-3,6"), strictly: unlike a cpuset file
+/// from the kernel, a config typo is an error.
+pub fn parse_core_list(text: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let id = |s: &str| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("invalid core id {s:?} in {text:?}"))
+        };
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (id(a)?, id(b)?),
+            None => (id(part)?, id(part)?),
+        };
+        if lo > hi || hi - lo >= MAX_LIST_CORES {
+            return Err(format!("invalid core range {part:?} in {text:?}"));
+        }
+        out.extend(lo..=hi);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// What the CPU fingerprint reports.
@@ -246,34 +281,39 @@ fn scan_generic(top: &mut CpuTopology, info: &CpuInfo) {
         .collect();
 }
 
+/// Whether the sysfs scan found too little to schedule on (VMs without cpufreq, containers
+/// hiding /sys/devices/system/node), so the generic scan must stand in.
 fn broken(top: &CpuTopology) -> bool {
     top.nodes.is_empty()
         || top.distances.as_ref().is_none_or(Vec::is_empty)
         || top.cores.is_empty()
-        || total_compute(top) == 0
-        || usable_compute(top) == 0
-        || usable_cores(top).is_empty()
+        || top.cores.iter().map(CpuCore::mhz).sum::<u64>() == 0
 }
 
 /// Scans the CPUs as Nomad's client does and derives the node attributes.
 pub fn fingerprint(src: &CpuSources, cfg: &CpuConfig) -> CpuFingerprint {
     let info = parse_cpuinfo(&read(&src.cpuinfo).unwrap_or_default());
     let mut top = scan_sysfs(&src.sys_root);
-    // Cores outside the agent's own cpuset are not ours to schedule. (Nomad means to do the
-    // same, but its loop flags a copy of each core, so there the flags never stick.)
-    if let Some(effective) = src.agent_cpuset.as_deref().and_then(read) {
-        let allowed = parse_cpuset_list(&effective);
-        if !allowed.is_empty() {
-            for core in &mut top.cores {
-                core.disable |= !allowed.contains(&core.id);
-            }
-        }
-    }
-    top.override_total_compute = cfg.total_compute_mhz;
-    top.override_withold_compute = cfg.reserved_mhz;
     if broken(&top) {
         scan_generic(&mut top, &info);
     }
+    // Only cores in `reservable_cores`, else in the agent's own cpuset, are ours to
+    // schedule, and never the reserved ones.
+    let allowed = match &cfg.reservable_cores {
+        Some(cores) => cores.clone(),
+        None => src
+            .agent_cpuset
+            .as_deref()
+            .and_then(read)
+            .map(|s| parse_cpuset_list(&s))
+            .unwrap_or_default(),
+    };
+    for core in &mut top.cores {
+        core.disable |= (!allowed.is_empty() && !allowed.contains(&core.id))
+            || cfg.reserved_cores.contains(&core.id);
+    }
+    top.override_total_compute = cfg.total_compute_mhz;
+    top.override_withold_compute = cfg.reserved_mhz;
     let attributes = attributes(&top);
     CpuFingerprint {
         topology: top,

@@ -129,7 +129,7 @@ fn two_numa_nodes_with_hyperthreads_and_cpufreq_come_from_sysfs() {
         &host.sources(),
         &CpuConfig {
             reserved_mhz: 1000,
-            total_compute_mhz: 0,
+            ..Default::default()
         },
     );
     assert_eq!(fp.topology.nodes, vec![0, 1]);
@@ -184,8 +184,8 @@ fn an_empty_host_still_reports_one_node_and_the_parallelism() {
     let fp = fingerprint(
         &host.sources(),
         &CpuConfig {
-            reserved_mhz: 0,
             total_compute_mhz: 8000,
+            ..Default::default()
         },
     );
     assert_eq!(fp.topology.nodes, vec![0]);
@@ -206,4 +206,64 @@ fn the_real_host_scans_without_panicking_and_agrees_with_proc() {
         fp.attributes["numa.node.count"],
         fp.topology.nodes.len().to_string()
     );
+}
+
+#[test]
+fn core_lists_from_the_config_parse_strictly() {
+    for (text, want) in [
+        ("0-3", Ok(vec![0, 1, 2, 3])),
+        ("3, 0-1,1", Ok(vec![0, 1, 3])),
+        ("", Ok(vec![])),
+        ("x", Err("invalid core id")),
+        ("3-1", Err("invalid core range")),
+        ("0-4000000000", Err("invalid core range")),
+        ("1-", Err("invalid core id")),
+    ] {
+        match (parse_core_list(text), want) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?}"),
+            (Err(e), Err(want)) => assert!(e.contains(want), "{text:?}: {e}"),
+            (got, want) => panic!("{text:?}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
+fn reservable_and_reserved_cores_narrow_the_usable_cores_even_on_the_generic_scan() {
+    // The recorded VM's shape (no cpufreq, so the generic scan stands in), four CPUs.
+    let host = FakeHost::new();
+    let cpuinfo: String = (0..4)
+        .map(|i| format!("processor\t: {i}\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2445.404\n\n"))
+        .collect();
+    host.put("cpuinfo", &cpuinfo)
+        .put("cpuset.cpus.effective", "0-2\n");
+    for (cfg, usable, usable_mhz) in [
+        (CpuConfig::default(), vec![0, 1, 2], 3 * 2445),
+        (
+            CpuConfig {
+                reservable_cores: Some(vec![1, 2, 3]),
+                ..Default::default()
+            },
+            vec![1, 2, 3],
+            3 * 2445,
+        ),
+        (
+            CpuConfig {
+                reserved_cores: vec![0],
+                reserved_mhz: 445,
+                ..Default::default()
+            },
+            vec![1, 2],
+            2 * 2445 - 445,
+        ),
+    ] {
+        let fp = fingerprint(&host.sources(), &cfg);
+        assert_eq!(fp.usable_cores(), usable, "{cfg:?}");
+        assert_eq!(fp.attributes["cpu.numcores"], "4");
+        assert_eq!(fp.attributes["cpu.totalcompute"], (4 * 2445).to_string());
+        assert_eq!(fp.attributes["cpu.usablecompute"], usable_mhz.to_string());
+        assert_eq!(
+            fp.attributes["cpu.reservablecores"],
+            usable.len().to_string()
+        );
+    }
 }

@@ -195,6 +195,8 @@ pub async fn fingerprint(
         &cpu::CpuConfig {
             reserved_mhz: u64::try_from(cfg.reserved.cpu_mhz).unwrap_or(0),
             total_compute_mhz: cfg.cpu_total_compute,
+            reservable_cores: cfg.reservable_cores.clone(),
+            reserved_cores: cfg.reserved.cores.clone(),
         },
     );
     let host = host::HostFiles::host();
@@ -351,7 +353,8 @@ pub async fn fingerprint(
         reserved_resources: NodeReservedResources {
             cpu: NodeReservedCpu {
                 cpu_shares: cfg.reserved.cpu_mhz,
-                reserved_cpu_cores: None,
+                reserved_cpu_cores: (!cfg.reserved.cores.is_empty())
+                    .then(|| cfg.reserved.cores.clone()),
             },
             disk: NodeDiskResources {
                 disk_mb: cfg.reserved.disk_mb,

@@ -274,8 +274,23 @@ fn node_meta_apply_read_and_system_job_follows_the_new_meta() {
     let out = agent.nomad(&["node", "meta", "read"]);
     assert_exit(&out, 0);
     let text = stdout(&out);
+    // The client's Connect defaults are static meta, as on Nomad's nodes.
+    let all = text
+        .strip_prefix("All Meta\n")
+        .and_then(|t| t.split("\n\n").next())
+        .unwrap_or_default();
     assert!(
-        text.starts_with("All Meta\nrole = web\n\nDynamic Meta\nrole = web\nteam = <unset>\n"),
+        all.lines()
+            .any(|l| l.starts_with("connect.log_level ") && l.ends_with(" = info")),
+        "{text}"
+    );
+    assert!(
+        all.lines()
+            .any(|l| l.starts_with("role ") && l.ends_with(" = web")),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n\nDynamic Meta\nrole = web\nteam = <unset>\n\nStatic Meta\nconnect."),
         "{text}"
     );
     let out = agent.nomad(&["node", "meta", "read", "-json"]);

@@ -274,8 +274,23 @@ fn node_meta_apply_read_and_system_job_follows_the_new_meta() {
     let out = agent.nomad(&["node", "meta", "read"]);
     assert_exit(&out, 0);
     let text = stdout(&out);
+    // The client's Connect defaults are static meta, as on Nomad's nodes.
+    let all = text
+        .strip_prefix("All Meta\n")
+        .and_then(|t| t.split("\n\n").next())
+        .unwrap_or_default();
     assert!(
-        text.starts_with("All Meta\nrole = web\n\nDynamic Meta\nrole = web\nteam = <unset>\n"),
+        all.lines()
+            .any(|l| l.starts_with("connect.log_level ") && l.ends_with(" = info")),
+        "{text}"
+    );
+    assert!(
+        all.lines()
+            .any(|l| l.starts_with("role ") && l.ends_with(" = web")),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n\nDynamic Meta\nrole = web\nteam = <unset>\n\nStatic Meta\nconnect."),
         "{text}"
     );
     let out = agent.nomad(&["node", "meta", "read", "-json"]);
@@ -326,4 +341,61 @@ fn node_status_shows_the_os_pages_and_prints_detailed_stats() {
     ] {
         assert!(text.contains(section), "{section:?} in {text}");
     }
+}
+
+#[test]
+fn node_status_verbose_lists_the_fingerprint_as_the_node_api_reports_it() {
+    let agent = Agent::dev();
+    let node = node_id(&agent);
+    let api = agent.get(&format!("/v1/node/{node}"));
+    let attrs = api["Attributes"].as_object().expect("Attributes");
+    for key in [
+        "cpu.numcores",
+        "cpu.totalcompute",
+        "memory.totalbytes",
+        "kernel.version",
+        "numa.node.count",
+        "unique.hostname",
+        "unique.network.ip-address",
+        "unique.storage.volume",
+        "unique.storage.bytestotal",
+    ] {
+        assert!(attrs.contains_key(key), "{key} in {attrs:?}");
+    }
+    // The resources' shapes are Nomad's.
+    let res = &api["NodeResources"];
+    assert_eq!(res["Networks"].as_array().map(Vec::is_empty), Some(false));
+    let lo = res["NodeNetworks"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["Mode"] == "host"))
+        .expect("a host NodeNetwork");
+    assert_eq!(lo["Device"], "lo");
+    assert_eq!(lo["Addresses"][0]["Alias"], "default");
+    let cores = res["Processors"]["Topology"]["Cores"]
+        .as_array()
+        .expect("Cores");
+    assert_eq!(cores.len().to_string(), attrs["cpu.numcores"]);
+    assert_eq!(
+        res["Disk"]["DiskMB"].as_u64(),
+        attrs["unique.storage.bytestotal"]
+            .as_str()
+            .and_then(|b| b.parse::<u64>().ok())
+            .map(|b| b / 1024 / 1024)
+    );
+
+    let out = agent.nomad(&["node", "status", "-self", "-verbose"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let section = text
+        .split("\nAttributes\n")
+        .nth(1)
+        .and_then(|s| s.split("\n\nMeta\n").next())
+        .expect("an Attributes section");
+    let width = attrs.keys().map(String::len).max().unwrap_or(0);
+    let want: Vec<String> = attrs
+        .iter()
+        .map(|(k, v)| format!("{k:width$} = {}", v.as_str().unwrap_or_default()))
+        .collect();
+    let got: Vec<&str> = section.lines().collect();
+    assert_eq!(got, want, "every attribute, sorted, aligned like Nomad's");
 }

@@ -113,6 +113,8 @@ pub struct Reserved {
     pub disk_mb: u64,
     /// Nomad's port-list syntax: "22,80,8000-8100".
     pub reserved_ports: String,
+    /// `reserved { cores }`: core ids withheld from scheduling.
+    pub cores: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +126,16 @@ pub struct ClientConfig {
     pub node_pool: String,
     pub meta: BTreeMap<String, String>,
     pub network_interface: Option<String>,
+    pub network_speed: u64,
+    pub cpu_total_compute: u64,
+    pub disk_total_mb: u64,
+    pub memory_total_mb: u64,
+    /// `reservable_cores`: the only cores Nomad may use; None: the agent's cpuset.
+    pub reservable_cores: Option<Vec<u32>>,
+    pub bridge_network_name: String,
+    pub bridge_network_hairpin_mode: bool,
+    pub node_max_allocs: u64,
+    pub gc_volumes_on_node_gc: bool,
     pub reserved: Reserved,
     /// The range dynamic ports are chosen from.
     pub min_dynamic_port: u16,
@@ -197,6 +209,15 @@ impl Default for AgentConfig {
                 node_pool: "default".to_string(),
                 meta: BTreeMap::new(),
                 network_interface: None,
+                network_speed: 0,
+                cpu_total_compute: 0,
+                disk_total_mb: 0,
+                memory_total_mb: 0,
+                reservable_cores: None,
+                bridge_network_name: String::new(),
+                bridge_network_hairpin_mode: false,
+                node_max_allocs: 0,
+                gc_volumes_on_node_gc: false,
                 reserved: Reserved::default(),
                 min_dynamic_port: 20000,
                 max_dynamic_port: 32000,
@@ -331,6 +352,31 @@ impl AgentConfig {
             dst.meta.extend(c.meta.unwrap_or_default());
             dst.options.extend(c.options.unwrap_or_default());
             set_opt(&mut dst.network_interface, c.network_interface);
+            set(&mut dst.network_speed, c.network_speed);
+            set(&mut dst.cpu_total_compute, c.cpu_total_compute);
+            set(&mut dst.disk_total_mb, c.disk_total_mb);
+            set(&mut dst.memory_total_mb, c.memory_total_mb);
+            let cores = |key: &str, list: &str| {
+                crate::client::fingerprint::cpu::parse_core_list(list).map_err(|message| {
+                    ConfigError::Decode {
+                        path: path.to_path_buf(),
+                        message: format!("client.{key}: {message}"),
+                    }
+                })
+            };
+            if let Some(list) = &c.reservable_cores {
+                dst.reservable_cores = Some(cores("reservable_cores", list)?);
+            }
+            if let Some(list) = c.reserved.as_ref().and_then(|r| r.cores.as_ref()) {
+                dst.reserved.cores = cores("reserved.cores", list)?;
+            }
+            set(&mut dst.bridge_network_name, c.bridge_network_name);
+            set(
+                &mut dst.bridge_network_hairpin_mode,
+                c.bridge_network_hairpin_mode,
+            );
+            set(&mut dst.node_max_allocs, c.node_max_allocs);
+            set(&mut dst.gc_volumes_on_node_gc, c.gc_volumes_on_node_gc);
             set(&mut dst.min_dynamic_port, c.min_dynamic_port);
             set(&mut dst.max_dynamic_port, c.max_dynamic_port);
             set_opt(&mut dst.state_dir, c.state_dir);

@@ -378,3 +378,72 @@ fn host_volumes_come_from_labelled_client_blocks() {
         );
     }
 }
+
+#[test]
+fn fingerprint_overrides_come_from_the_client_block() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write(
+        dir.path(),
+        "fp.hcl",
+        "client {\n  network_speed = 10000\n  cpu_total_compute = 8000\n  memory_total_mb = 2048\n  disk_total_mb = 4096\n  bridge_network_name = \"nomad0\"\n  bridge_network_hairpin_mode = true\n  node_max_allocs = 50\n  gc_volumes_on_node_gc = true\n}\n",
+    );
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![f],
+        ..flags()
+    })
+    .expect("loads");
+    let cl = &c.client;
+    assert_eq!(
+        (
+            cl.network_speed,
+            cl.cpu_total_compute,
+            cl.memory_total_mb,
+            cl.disk_total_mb
+        ),
+        (10000, 8000, 2048, 4096)
+    );
+    assert_eq!(cl.bridge_network_name, "nomad0");
+    assert!(cl.bridge_network_hairpin_mode && cl.gc_volumes_on_node_gc);
+    assert_eq!(cl.node_max_allocs, 50);
+    let client = crate::agent::client_config(&c, dir.path(), "127.0.0.1:4646");
+    assert_eq!(client.network_speed, 10000);
+    assert_eq!(client.memory_total_mb, 2048);
+    assert_eq!(client.node_max_allocs, 50);
+    assert!(client.gc_volumes_on_node_gc);
+    // Unset, they leave detection to the fingerprint.
+    let plain = AgentConfig::load(&CliFlags {
+        dev: true,
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(plain.client.memory_total_mb, 0);
+    assert_eq!(plain.client.bridge_network_name, "");
+    assert_eq!(plain.client.reservable_cores, None);
+
+    let cores = write(
+        dir.path(),
+        "cores.hcl",
+        "client {\n  reservable_cores = \"0-3\"\n  reserved {\n    cores = \"0\"\n  }\n}\n",
+    );
+    let c = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![cores],
+        ..flags()
+    })
+    .expect("loads");
+    assert_eq!(c.client.reservable_cores, Some(vec![0, 1, 2, 3]));
+    assert_eq!(c.client.reserved.cores, vec![0]);
+    let bad = write(
+        dir.path(),
+        "bad.hcl",
+        "client {\n  reserved {\n    cores = \"2-x\"\n  }\n}\n",
+    );
+    let err = AgentConfig::load(&CliFlags {
+        dev: true,
+        config: vec![bad],
+        ..flags()
+    })
+    .expect_err("bad core list");
+    assert!(err.to_string().contains("client.reserved.cores"), "{err}");
+}

@@ -298,6 +298,16 @@ fn client_config(
             c.network_interface = "lo".to_string();
         }
     }
+    c.network_speed = i64::try_from(config.client.network_speed).unwrap_or(i64::MAX);
+    c.cpu_total_compute = config.client.cpu_total_compute;
+    c.disk_total_mb = config.client.disk_total_mb;
+    c.memory_total_mb = config.client.memory_total_mb;
+    c.reservable_cores = config.client.reservable_cores.clone();
+    c.reserved.cores = config.client.reserved.cores.clone();
+    c.bridge_network_name = config.client.bridge_network_name.clone();
+    c.bridge_network_hairpin_mode = config.client.bridge_network_hairpin_mode;
+    c.node_max_allocs = i64::try_from(config.client.node_max_allocs).unwrap_or(i64::MAX);
+    c.gc_volumes_on_node_gc = config.client.gc_volumes_on_node_gc;
     c.min_dynamic_port = i32::from(config.client.min_dynamic_port);
     c.max_dynamic_port = i32::from(config.client.max_dynamic_port);
     c.reserved.cpu_mhz = i64::try_from(config.client.reserved.cpu).unwrap_or(i64::MAX);

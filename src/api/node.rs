@@ -31,18 +31,30 @@ pub struct Node {
     pub drain_strategy: Option<super::DrainStrategy>,
     pub drivers: BTreeMap<String, DriverInfo>,
     pub events: Vec<NodeEvent>,
+    /// Client config `gc_volumes_on_node_gc`.
+    #[serde(rename = "GCVolumesOnNodeGC")]
+    pub gc_volumes_on_node_gc: bool,
     #[serde(rename = "HTTPAddr")]
     pub http_addr: String,
     pub host_networks: Option<Value>,
     pub host_volumes: Option<Value>,
     #[serde(rename = "ID")]
     pub id: String,
+    /// The key that signs this node's identity; empty until the server issues one.
+    #[serde(rename = "IdentitySigningKeyID")]
+    pub identity_signing_key_id: String,
+    /// Raft index of the last `Node.UpdateAlloc` from this client.
+    pub last_alloc_update_index: u64,
     pub last_drain: Option<super::DrainMetadata>,
+    /// Raft index at which the node last missed a heartbeat.
+    pub last_missed_heartbeat_index: u64,
     pub links: BTreeMap<String, String>,
     pub meta: BTreeMap<String, String>,
     pub modify_index: u64,
     pub name: String,
     pub node_class: String,
+    /// Client config `node_max_allocs`; 0 for no limit.
+    pub node_max_allocs: i64,
     pub node_pool: String,
     pub node_resources: NodeResources,
     pub reserved_resources: NodeReservedResources,
@@ -142,7 +154,117 @@ pub struct NodeResources {
     pub memory: NodeMemoryResources,
     pub min_dynamic_port: i32,
     pub networks: Vec<NetworkResource>,
-    pub node_networks: Option<Value>,
+    pub node_networks: Option<Vec<NodeNetworkResource>>,
+    pub processors: NodeProcessorResources,
+}
+
+/// One interface (or the bridge) as Nomad's `NodeNetworkResource`: what `host_network`
+/// aliases resolve against.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeNetworkResource {
+    pub addresses: Option<Vec<NodeNetworkAddress>>,
+    pub device: String,
+    pub mac_address: String,
+    pub mode: String,
+    /// Link speed in Mbit/s.
+    pub speed: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeNetworkAddress {
+    pub address: String,
+    /// The `host_network` name, or "default" for the client's `network_interface`.
+    pub alias: String,
+    /// "ipv4" or "ipv6".
+    pub family: String,
+    pub gateway: String,
+    pub reserved_ports: String,
+}
+
+/// Nomad's `NodeProcessorResources`: the CPU topology the client scanned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NodeProcessorResources {
+    pub topology: Option<CpuTopology>,
+}
+
+/// Nomad's `numalib.Topology` as it goes over the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct CpuTopology {
+    pub cores: Vec<CpuCore>,
+    /// The NUMA distance matrix (the kernel's SLIT), one row per node. Go encodes each row
+    /// (a `[]uint8`) as a base64 string, so that is the wire form here too.
+    #[serde(with = "slit_rows")]
+    pub distances: Option<Vec<Vec<u8>>>,
+    pub nodes: Vec<u32>,
+    /// MHz; set by the client's `cpu_total_compute`.
+    pub override_total_compute: u64,
+    /// MHz withheld from scheduling (`reserved { cpu }`). The spelling is Nomad's.
+    pub override_withold_compute: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct CpuCore {
+    /// MHz.
+    pub base_speed: u64,
+    /// Nomad must not schedule on this core (outside the agent's cpuset or reserved).
+    pub disable: bool,
+    /// true: a performance core, false: an efficiency core.
+    pub grade: bool,
+    pub guess_speed: u64,
+    #[serde(rename = "ID")]
+    pub id: u32,
+    pub max_speed: u64,
+    #[serde(rename = "NodeID")]
+    pub node_id: u32,
+    #[serde(rename = "SocketID")]
+    pub socket_id: u32,
+}
+
+impl CpuCore {
+    /// The speed the scheduler counts: base, else max, else the guess.
+    pub fn mhz(&self) -> u64 {
+        if self.base_speed > 0 {
+            self.base_speed
+        } else if self.max_speed > 0 {
+            self.max_speed
+        } else {
+            self.guess_speed
+        }
+    }
+}
+
+mod slit_rows {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(rows: &Option<Vec<Vec<u8>>>, s: S) -> Result<S::Ok, S::Error> {
+        match rows {
+            None => s.serialize_none(),
+            Some(rows) => s.collect_seq(
+                rows.iter()
+                    .map(|r| base64::engine::general_purpose::STANDARD.encode(r)),
+            ),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Vec<u8>>>, D::Error> {
+        let rows: Option<Vec<String>> = Option::deserialize(d)?;
+        rows.map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    base64::engine::general_purpose::STANDARD
+                        .decode(r)
+                        .map_err(serde::de::Error::custom)
+                })
+                .collect()
+        })
+        .transpose()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

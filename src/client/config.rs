@@ -15,6 +15,8 @@ pub struct ReservedResources {
     pub disk_mb: i64,
     /// Nomad's `reserved { reserved_ports = "22,80,8000-8100" }`.
     pub reserved_ports: String,
+    /// `reserved { cores }`: withheld from scheduling, reported as ReservedCpuCores.
+    pub cores: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +39,24 @@ pub struct ClientConfig {
     pub network_interface: String,
     /// The address of that device that tasks advertise. Empty: the device's first IPv4.
     pub network_ip: String,
+    /// `network_speed` in Mbit/s; 0: read the link speed (or Nomad's 1000 default).
+    pub network_speed: i64,
+    /// `cpu_total_compute` in MHz; 0: the sum of the cores' speeds.
+    pub cpu_total_compute: u64,
+    /// `disk_total_mb`; 0: the size of the filesystem holding the alloc dir.
+    pub disk_total_mb: u64,
+    /// `memory_total_mb`; 0: MemTotal of /proc/meminfo.
+    pub memory_total_mb: u64,
+    /// `reservable_cores`: the only cores tasks may use; None: the agent's cpuset.
+    pub reservable_cores: Option<Vec<u32>>,
+    /// `bridge_network_name`, reported as the bridge's device.
+    pub bridge_network_name: String,
+    /// `bridge_network_hairpin_mode`, reported as `nomad.bridge.hairpin_mode`.
+    pub bridge_network_hairpin_mode: bool,
+    /// `node_max_allocs`; 0 for no limit.
+    pub node_max_allocs: i64,
+    /// `gc_volumes_on_node_gc`.
+    pub gc_volumes_on_node_gc: bool,
     pub reserved: ReservedResources,
     pub min_dynamic_port: i32,
     pub max_dynamic_port: i32,
@@ -73,6 +93,15 @@ impl ClientConfig {
             dev_mode: false,
             network_interface: String::new(),
             network_ip: String::new(),
+            network_speed: 0,
+            cpu_total_compute: 0,
+            disk_total_mb: 0,
+            memory_total_mb: 0,
+            reservable_cores: None,
+            bridge_network_name: String::new(),
+            bridge_network_hairpin_mode: false,
+            node_max_allocs: 0,
+            gc_volumes_on_node_gc: false,
             reserved: ReservedResources::default(),
             min_dynamic_port: 20000,
             max_dynamic_port: 32000,

@@ -18,7 +18,6 @@ pub mod fingerprint;
 pub mod fs;
 pub mod heartbeat;
 pub mod host_stats;
-pub mod network;
 pub mod node_meta;
 pub mod services;
 pub mod state;
@@ -82,7 +81,7 @@ impl Client {
         }
         let mut cfg = cfg;
         (cfg.network_interface, cfg.network_ip) =
-            network::resolve(&cfg.network_interface, &cfg.network_ip);
+            fingerprint::network::resolve(&cfg.network_interface, &cfg.network_ip);
         // Dev agents keep nothing: their tasks are stopped with them.
         let state = if cfg.dev_mode {
             None

@@ -493,7 +493,17 @@ fn job_eval_inspect_versions_and_run_stop_options() {
         stderr(&none)
     );
 
-    // job eval: a new eval, monitored or detached.
+    // job eval: a new eval, monitored or detached. The earlier evals must be done first: a
+    // lower-priority eval still pending behind the priority-77 one would be superseded by it
+    // (canceled), as in Nomad's broker.
+    wait_until(Duration::from_secs(30), "earlier evals terminal", || {
+        let evals = agent.get("/v1/job/example/evaluations");
+        evals
+            .as_array()?
+            .iter()
+            .all(|e| !matches!(e["Status"].as_str(), Some("pending" | "blocked")))
+            .then_some(())
+    });
     let out = agent.nomad(&["job", "eval", "example"]);
     assert_exit(&out, 0);
     assert!(

@@ -191,6 +191,10 @@ async fn run(nodes: usize, jobs: usize, count: i32, timeout: Duration) {
         // keeps them ready (the endpoint still arms the heartbeat timer for each).
         min_heartbeat_ttl: Duration::from_secs(3600),
         heartbeat_grace: Duration::from_secs(3600),
+        num_schedulers: std::env::var("NUM_SCHEDULERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(ServerConfig::default().num_schedulers),
         ..Default::default()
     })
     .await

@@ -103,6 +103,10 @@ pub trait StateView: Send + Sync {
     fn allocs_by_job(&self, namespace: &str, job_id: &str) -> Vec<Arc<Allocation>>;
     fn allocs_by_node(&self, node_id: &str) -> Vec<Arc<Allocation>>;
     fn alloc(&self, id: &str) -> Option<Arc<Allocation>>;
+    /// What the node's non-terminal allocs hold; views that keep no per-node sum add them up.
+    fn node_held(&self, node_id: &str) -> rank::HeldResources {
+        rank::HeldResources::of(self.allocs_by_node(node_id).iter().map(|a| a.as_ref()))
+    }
     /// The job's most recent deployment (none by default, for views without deployments).
     fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {
         None

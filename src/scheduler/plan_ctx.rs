@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::api::{Allocation, ALLOC_DESIRED_EVICT, ALLOC_DESIRED_STOP};
 
 use super::preempt::PreemptionCounts;
+use super::rank::{HeldResources, NodeUsage};
 use super::StateView;
 
 pub struct PlanCtx<'a> {
@@ -27,6 +28,10 @@ pub struct PlanCtx<'a> {
     /// Node ID -> placed or in-place updated allocs (changed only through the methods).
     placed: BTreeMap<String, Vec<Arc<Allocation>>>,
     placed_ids: FxHashSet<String>,
+    /// Node ID -> IDs of allocs the state has there that this plan places on another node.
+    moved_from: FxHashMap<String, Vec<String>>,
+    /// The snapshot's non-terminal allocs of one job by node, built on first use.
+    job_index: Option<JobIndex>,
     /// Allocs this plan preempts, per (namespace, job, group).
     preemptions: PreemptionCounts,
     /// Node IDs whose proposed allocs changed, in order (duplicates allowed).
@@ -43,6 +48,8 @@ impl<'a> PlanCtx<'a> {
             stopped_ids: FxHashSet::default(),
             placed: BTreeMap::new(),
             placed_ids: FxHashSet::default(),
+            moved_from: FxHashMap::default(),
+            job_index: None,
             preemptions: PreemptionCounts::new(),
             touched: Vec::new(),
         }
@@ -140,6 +147,86 @@ impl<'a> PlanCtx<'a> {
         out
     }
 
+    /// What the allocs that will hold resources on the node if the plan commits hold: the
+    /// state's per-node sum, less the state's versions of the allocs the plan stops, replaces
+    /// or moves away there, plus what the plan places there. Unlike [`PlanCtx::proposed`] it
+    /// does not visit the node's other allocs.
+    pub fn usage(&self, node_id: &str) -> NodeUsage {
+        let mut held = self.state.node_held(node_id);
+        let mut gone: Vec<&str> = self
+            .stops
+            .get(node_id)
+            .into_iter()
+            .flatten()
+            .map(|a| a.id.as_str())
+            .chain(
+                self.placed
+                    .get(node_id)
+                    .into_iter()
+                    .flatten()
+                    .map(|a| a.id.as_str()),
+            )
+            .chain(
+                self.moved_from
+                    .get(node_id)
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str),
+            )
+            .collect();
+        gone.sort_unstable();
+        gone.dedup();
+        for id in gone {
+            if let Some(a) = self.state.alloc(id) {
+                if a.node_id == node_id && HeldResources::holds(&a) {
+                    held.remove(&a);
+                }
+            }
+        }
+        // A placed alloc the client already finished holds nothing.
+        for a in self.placed.get(node_id).into_iter().flatten() {
+            if !a.client_terminal() {
+                held.add(a);
+            }
+        }
+        held.into_usage()
+    }
+
+    /// The allocs of job `job_id` in `namespace` that will be on the node if the plan
+    /// commits: the snapshot's non-terminal ones the plan leaves alone, and the plan's.
+    pub fn job_allocs(
+        &mut self,
+        node_id: &str,
+        namespace: &str,
+        job_id: &str,
+    ) -> Vec<Arc<Allocation>> {
+        let stale = self
+            .job_index
+            .as_ref()
+            .is_none_or(|i| i.namespace != namespace || i.job_id != job_id);
+        if stale {
+            self.job_index = Some(JobIndex::new(self.state, namespace, job_id));
+        }
+        let (stopped, placed_ids) = (&self.stopped_ids, &self.placed_ids);
+        let mut out: Vec<Arc<Allocation>> = self
+            .job_index
+            .iter()
+            .filter_map(|i| i.by_node.get(node_id))
+            .flatten()
+            .filter(|a| !stopped.contains(&a.id) && !placed_ids.contains(&a.id))
+            .cloned()
+            .collect();
+        out.extend(
+            self.placed
+                .get(node_id)
+                .into_iter()
+                .flatten()
+                .filter(|a| a.job_id == job_id && a.namespace == namespace)
+                .cloned(),
+        );
+        out
+    }
+
     /// Stages a stop: desired status stop with Nomad's description, and the client status when
     /// the stop also declares the alloc lost.
     pub fn stop(&mut self, alloc: &Allocation, description: &str, client_status: Option<&str>) {
@@ -183,14 +270,40 @@ impl<'a> PlanCtx<'a> {
         self.touch(&alloc.node_id);
         // An alloc that keeps an existing alloc's ID also changes the node that held it.
         if let Some(held) = self.state.alloc(&alloc.id) {
-            if held.node_id != alloc.node_id && self.existing.contains_key(&held.node_id) {
-                let held_on = held.node_id.clone();
-                self.touch(&held_on);
+            if held.node_id != alloc.node_id {
+                self.touch(&held.node_id);
+                self.moved_from
+                    .entry(held.node_id.clone())
+                    .or_default()
+                    .push(alloc.id.clone());
             }
         }
         self.placed
             .entry(alloc.node_id.clone())
             .or_default()
             .push(Arc::new(alloc));
+    }
+}
+
+/// One job's non-terminal allocs in the snapshot, by node.
+struct JobIndex {
+    namespace: String,
+    job_id: String,
+    by_node: FxHashMap<String, Vec<Arc<Allocation>>>,
+}
+
+impl JobIndex {
+    fn new(state: &dyn StateView, namespace: &str, job_id: &str) -> Self {
+        let mut by_node: FxHashMap<String, Vec<Arc<Allocation>>> = FxHashMap::default();
+        for a in state.allocs_by_job(namespace, job_id) {
+            if !a.terminal() {
+                by_node.entry(a.node_id.clone()).or_default().push(a);
+            }
+        }
+        JobIndex {
+            namespace: namespace.to_string(),
+            job_id: job_id.to_string(),
+            by_node,
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! ports it gets, and how well it packs (Nomad's `rank.go` binpack iterator and
 //! `structs.ScoreFitBinPack`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rand::Rng;
 
@@ -17,6 +17,75 @@ pub const DEFAULT_MAX_DYNAMIC_PORT: i32 = 32000;
 
 /// Random picks before falling back to a scan of the range (Nomad's `maxRandPortAttempts`).
 const MAX_RAND_PORT_ATTEMPTS: usize = 20;
+
+/// What the non-terminal allocs on a node hold, summed: the state store keeps one per node up
+/// to date as allocs change, so neither a scheduler's node view nor the plan applier re-sums
+/// every alloc of a node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeldResources {
+    pub cpu: i64,
+    pub memory_mb: i64,
+    pub disk_mb: i64,
+    /// Host port -> how many of the allocs hold it (more than one is a conflict).
+    pub ports: BTreeMap<i32, u32>,
+}
+
+impl HeldResources {
+    /// Whether `a` holds resources on its node as far as the state goes.
+    pub fn holds(a: &Allocation) -> bool {
+        !a.terminal()
+    }
+
+    /// The sum over `allocs` that [`HeldResources::holds`].
+    pub fn of<'a>(allocs: impl IntoIterator<Item = &'a Allocation>) -> Self {
+        let mut held = HeldResources::default();
+        for a in allocs {
+            if Self::holds(a) {
+                held.add(a);
+            }
+        }
+        held
+    }
+
+    pub fn add(&mut self, a: &Allocation) {
+        let r = a.comparable_resources();
+        self.cpu += r.cpu;
+        self.memory_mb += r.memory_mb;
+        self.disk_mb += r.disk_mb;
+        for p in a.reserved_ports() {
+            *self.ports.entry(p).or_default() += 1;
+        }
+    }
+
+    pub fn remove(&mut self, a: &Allocation) {
+        let r = a.comparable_resources();
+        self.cpu -= r.cpu;
+        self.memory_mb -= r.memory_mb;
+        self.disk_mb -= r.disk_mb;
+        for p in a.reserved_ports() {
+            if let Some(n) = self.ports.get_mut(&p) {
+                *n -= 1;
+                if *n == 0 {
+                    self.ports.remove(&p);
+                }
+            }
+        }
+    }
+
+    /// Some port is held by more than one alloc.
+    pub fn port_conflict(&self) -> bool {
+        self.ports.values().any(|n| *n > 1)
+    }
+
+    pub fn into_usage(self) -> NodeUsage {
+        NodeUsage {
+            cpu: self.cpu,
+            memory_mb: self.memory_mb,
+            disk_mb: self.disk_mb,
+            ports: self.ports.into_keys().collect(),
+        }
+    }
+}
 
 /// What the allocs proposed on a node hold, summed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

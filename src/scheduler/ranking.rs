@@ -271,22 +271,38 @@ impl GroupAsk {
     }
 }
 
-/// A node as the plan leaves it: the allocs proposed there and what they hold. The stack
-/// keeps one per node across placements and drops it when the plan touches the node.
+/// A node as the plan leaves it: what its allocs hold, the job's allocs there, and, for
+/// groups that ask for cores or may preempt, every alloc there. The stack keeps one per node
+/// across placements and drops it when the plan touches the node.
 pub struct NodeView {
-    pub(super) proposed: Vec<Arc<Allocation>>,
     usage: NodeUsage,
+    /// The proposed allocs of the job being placed (anti-affinity, distinct hosts).
+    pub(super) job_allocs: Vec<Arc<Allocation>>,
+    /// Every proposed alloc, when loaded (see [`NodeView::load`]).
+    proposed: Option<Vec<Arc<Allocation>>>,
     /// Ports held by allocs or reserved by the operator, built on first use.
     used_ports: OnceCell<BTreeSet<i32>>,
 }
 
 impl NodeView {
-    pub fn new(proposed: Vec<Arc<Allocation>>) -> Self {
+    /// The node's view for placing `job`; with `all`, every proposed alloc is loaded too.
+    pub fn load(ctx: &mut PlanCtx<'_>, node_id: &str, job: &Job, all: bool) -> Self {
         NodeView {
-            usage: NodeUsage::of(proposed.iter().map(|a| a.as_ref())),
-            proposed,
+            usage: ctx.usage(node_id),
+            job_allocs: ctx.job_allocs(node_id, &job.namespace, &job.id),
+            proposed: all.then(|| ctx.proposed(node_id)),
             used_ports: OnceCell::new(),
         }
+    }
+
+    /// Whether the view has every proposed alloc loaded.
+    pub(super) fn has_all(&self) -> bool {
+        self.proposed.is_some()
+    }
+
+    /// Every proposed alloc; empty when not loaded.
+    fn all(&self) -> &[Arc<Allocation>] {
+        self.proposed.as_deref().unwrap_or_default()
     }
 
     fn used_ports(&self, node: &Node) -> &BTreeSet<i32> {
@@ -317,8 +333,8 @@ pub fn rank(
     rng: &mut StdRng,
     metric: &mut AllocMetric,
 ) -> Option<(RankedNode, NodeScoreMeta)> {
-    let view = NodeView::new(ctx.proposed(&node.id));
     let ask = GroupAsk::new(tg, opts.config.oversubscribe);
+    let view = NodeView::load(ctx, &node.id, job, needs_all(&ask, opts));
     match rank_view(node, &view, &ask, (job, tg), opts, ctx.preemptions(), rng) {
         Ok(ranked) => {
             let ranked = ranked.into_node(node.clone(), &ask);
@@ -352,7 +368,7 @@ pub(super) fn rank_view(
     let (mut cpu, mut mem) = (ask.cpu, ask.mem);
     if ask.wants_cores {
         let mut tasks = ask.tasks.clone();
-        grant_cores(node, tg, &view.proposed, &mut tasks)?;
+        grant_cores(node, tg, view.all(), &mut tasks)?;
         cpu = tasks.values().map(|t| t.cpu.cpu_shares).sum();
         mem = tasks.values().map(|t| t.memory.memory_mb).sum();
         grant.tasks = Some(tasks);
@@ -366,7 +382,7 @@ pub(super) fn rank_view(
         };
         let victims = opts
             .preempt
-            .then(|| preempt::for_task_group(job, node, &view.proposed, &res, preemptions))
+            .then(|| preempt::for_task_group(job, node, view.all(), &res, preemptions))
             .flatten()
             .ok_or(Cow::Borrowed(dim))?;
         for v in &victims {
@@ -377,7 +393,7 @@ pub(super) fn rank_view(
         }
         grant.preempted = victims;
     }
-    let mut scores = score_usage(node, view, &usage, (job, tg), opts);
+    let mut scores = score_usage(node, view, &usage, tg, opts);
     add_penalty(&mut scores, node, opts);
     if !grant.preempted.is_empty() {
         scores.add(Slot::Preemption, preemption_score(&grant.preempted));
@@ -387,6 +403,12 @@ pub(super) fn rank_view(
         scores,
         grant: specific.then(|| Box::new(grant)),
     })
+}
+
+/// Whether ranking the group needs every alloc on the node, not just their sum: to grant
+/// cores or to pick preemption victims.
+pub(super) fn needs_all(ask: &GroupAsk, opts: &SelectOptions) -> bool {
+    ask.wants_cores || opts.preempt
 }
 
 /// Whether ranking the group on a node depends only on the node's view and the group (no
@@ -403,12 +425,12 @@ pub(super) fn base_scores(
     node: &Node,
     view: &NodeView,
     ask: &GroupAsk,
-    (job, tg): (&Job, &TaskGroup),
+    tg: &TaskGroup,
     opts: &SelectOptions,
 ) -> Result<Scores, &'static str> {
     let usage = view.usage_with(ask.cpu, ask.mem, ask.disk);
     fits(node, &usage)?;
-    Ok(score_usage(node, view, &usage, (job, tg), opts))
+    Ok(score_usage(node, view, &usage, tg, opts))
 }
 
 /// Adds the reschedule penalty (a cached base's only per-placement score).
@@ -433,7 +455,7 @@ fn score_usage(
     node: &Node,
     view: &NodeView,
     usage: &NodeUsage,
-    (job, tg): (&Job, &TaskGroup),
+    tg: &TaskGroup,
     opts: &SelectOptions,
 ) -> Scores {
     let mut scores = Scores::default();
@@ -445,9 +467,9 @@ fn score_usage(
     scores.add(Slot::Binpack, fit / BINPACK_MAX_FIT_SCORE);
 
     let collisions = view
-        .proposed
+        .job_allocs
         .iter()
-        .filter(|a| a.job_id == job.id && a.namespace == job.namespace && a.task_group == tg.name)
+        .filter(|a| a.task_group == tg.name)
         .count();
     if collisions > 0 && tg.count > 0 {
         let penalty = -((collisions + 1) as f64) / f64::from(tg.count);

@@ -29,7 +29,8 @@ use super::node_check::{
 use super::plan_ctx::PlanCtx;
 use super::propertyset::DistinctProperties;
 use super::ranking::{
-    add_penalty, base_scores, cacheable, rank_view, GroupAsk, NodeView, Ranked, Scores, Slot,
+    add_penalty, base_scores, cacheable, needs_all, rank_view, GroupAsk, NodeView, Ranked, Scores,
+    Slot,
 };
 use super::spread::SpreadScorer;
 
@@ -319,14 +320,20 @@ impl Stack {
     }
 }
 
-/// The view of the node at `pos`, built from the plan on first use.
+/// The view of the node at `pos` for placing `job`, built from the plan on first use, and
+/// again when `all` of its allocs are wanted but were not loaded.
 fn view<'v>(
     views: &'v mut [Option<NodeView>],
-    node: &Node,
-    pos: usize,
+    (node, pos): (&Node, usize),
     ctx: &mut PlanCtx<'_>,
+    job: &Job,
+    all: bool,
 ) -> &'v NodeView {
-    views[pos].get_or_insert_with(|| NodeView::new(ctx.proposed(&node.id)))
+    let slot = &mut views[pos];
+    if all && slot.as_ref().is_some_and(|v| !v.has_all()) {
+        *slot = None;
+    }
+    slot.get_or_insert_with(|| NodeView::load(ctx, &node.id, job, all))
 }
 
 /// Walks the stack's nodes once from its cursor, yielding ranked nodes.
@@ -377,10 +384,10 @@ impl NodeSource<'_, '_> {
                 continue;
             }
             if self.distinct_hosts.wanted() {
-                let view = view(self.views, node, pos, ctx);
+                let view = view(self.views, (node, pos), ctx, self.job, false);
                 if self
                     .distinct_hosts
-                    .collides(self.job, self.tg, &view.proposed)
+                    .collides(self.job, self.tg, &view.job_allocs)
                 {
                     filter_node(metric, node, CONSTRAINT_DISTINCT_HOSTS);
                     continue;
@@ -426,8 +433,8 @@ impl NodeSource<'_, '_> {
             let base = match self.group.ranks.0[pos] {
                 Some((at, base)) if at == epoch => base,
                 _ => {
-                    let view = view(self.views, node, pos, ctx);
-                    let base = base_scores(node, view, self.ask, (self.job, self.tg), self.opts);
+                    let view = view(self.views, (node, pos), ctx, self.job, false);
+                    let base = base_scores(node, view, self.ask, self.tg, self.opts);
                     self.group.ranks.0[pos] = Some((epoch, base));
                     base
                 }
@@ -448,7 +455,8 @@ impl NodeSource<'_, '_> {
                 Err(_) => {}
             }
         }
-        let view = view(self.views, node, pos, ctx);
+        let all = needs_all(self.ask, self.opts);
+        let view = view(self.views, (node, pos), ctx, self.job, all);
         match rank_view(
             node,
             view,

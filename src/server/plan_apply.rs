@@ -19,6 +19,7 @@ use super::fsm::Command;
 use super::state::StateSnapshot;
 use super::{Server, ServerError};
 use crate::api::{now_nanos, Allocation, Evaluation, Node, Plan, PlanResult};
+use crate::scheduler::rank::{node_capacity, HeldResources};
 
 /// Plans whose commit the applier does not wait for before checking the next one.
 const MAX_IN_FLIGHT: usize = 64;
@@ -233,15 +234,14 @@ fn evaluate(snap: &StateSnapshot, plan: &mut Plan, in_flight: &InFlight) -> Plan
             continue;
         }
         let fits = snap.node_by_id(&node_id).is_some_and(|node| {
-            let mut existing = snap.allocs_for_node(&node_id);
-            // A plan in flight may already be in `snap`: its version of an alloc counts once.
             let pending: Vec<&Arc<Allocation>> = in_flight.placed_on(&node_id).collect();
-            if !pending.is_empty() {
-                let ids: BTreeSet<&str> = pending.iter().map(|a| a.id.as_str()).collect();
-                existing.retain(|a| !ids.contains(a.id.as_str()));
-                existing.extend(pending.into_iter().cloned());
-            }
-            node_fits(&node, &existing, plan.node_update.get(&node_id), &allocs)
+            node_fits(
+                &node,
+                snap,
+                &pending,
+                plan.node_update.get(&node_id),
+                &allocs,
+            )
         });
         if fits {
             result.node_allocation.insert(node_id, allocs);
@@ -258,43 +258,62 @@ fn evaluate(snap: &StateSnapshot, plan: &mut Plan, in_flight: &InFlight) -> Plan
 
 /// Whether the node, with the plan's stops and placements, stays within its resources and
 /// has no port used twice. New placements need a schedulable node; in-place updates do not.
+///
+/// Starts from the snapshot's per-node sum: the placements of plans in flight (`pending`)
+/// count as committed, in place of the snapshot's version of the same alloc if it has one;
+/// the allocs the plan stops or replaces come off; the plan's placements go on.
 fn node_fits(
     node: &Node,
-    existing: &[Arc<Allocation>],
+    snap: &StateSnapshot,
+    pending: &[&Arc<Allocation>],
     stops: Option<&Vec<Allocation>>,
     placed: &[Allocation],
 ) -> bool {
-    let mut removed: BTreeSet<&str> = stops
-        .map(|s| s.iter().map(|a| a.id.as_str()).collect())
-        .unwrap_or_default();
-    let existing_ids: BTreeSet<&str> = existing.iter().map(|a| a.id.as_str()).collect();
-    let has_new = placed.iter().any(|a| !existing_ids.contains(a.id.as_str()));
+    let in_snap = |id: &str| snap.alloc_by_id(id).filter(|a| a.node_id == node.id);
+    let has_new = placed
+        .iter()
+        .any(|a| in_snap(&a.id).is_none() && !pending.iter().any(|p| p.id == a.id));
     if has_new && !node.ready() {
         return false;
     }
-    removed.extend(placed.iter().map(|a| a.id.as_str()));
-    let remaining = existing
-        .iter()
-        .filter(|a| !a.terminal() && !removed.contains(a.id.as_str()))
-        .map(|a| &**a);
-    let (mut cpu, mut mem, mut disk) = (0i64, 0i64, 0i64);
-    let mut ports = BTreeSet::new();
-    // A placed alloc the client already finished (a failed alloc getting its follow-up
-    // eval ID) holds nothing.
-    for a in remaining.chain(placed.iter().filter(|a| !a.client_terminal())) {
-        let r = a.comparable_resources();
-        cpu += r.cpu;
-        mem += r.memory_mb;
-        disk += r.disk_mb;
-        for p in a.reserved_ports() {
-            if !ports.insert(p) {
-                return false;
+    let mut held = snap.node_held(&node.id).cloned().unwrap_or_default();
+    let mut pending_ids: BTreeSet<&str> = BTreeSet::new();
+    for p in pending {
+        if pending_ids.insert(p.id.as_str()) {
+            if let Some(a) = in_snap(&p.id).filter(|a| HeldResources::holds(a)) {
+                held.remove(&a);
             }
         }
+        if HeldResources::holds(p) {
+            held.add(p);
+        }
     }
-    let res = &node.node_resources;
-    let reserved = &node.reserved_resources;
-    cpu <= res.cpu.cpu_shares - reserved.cpu.cpu_shares
-        && mem <= res.memory.memory_mb - reserved.memory.memory_mb
-        && disk <= res.disk.disk_mb - reserved.disk.disk_mb
+    let removed: BTreeSet<&str> = stops
+        .into_iter()
+        .flatten()
+        .chain(placed.iter())
+        .map(|a| a.id.as_str())
+        .collect();
+    for id in removed {
+        if pending_ids.contains(id) {
+            for p in pending
+                .iter()
+                .filter(|p| p.id == id && HeldResources::holds(p))
+            {
+                held.remove(p);
+            }
+        } else if let Some(a) = in_snap(id).filter(|a| HeldResources::holds(a)) {
+            held.remove(&a);
+        }
+    }
+    // A placed alloc the client already finished (a failed alloc getting its follow-up
+    // eval ID) holds nothing.
+    for a in placed.iter().filter(|a| !a.client_terminal()) {
+        held.add(a);
+    }
+    if held.port_conflict() {
+        return false;
+    }
+    let (cpu, mem, disk) = node_capacity(node);
+    held.cpu <= cpu && held.memory_mb <= mem && held.disk_mb <= disk
 }

@@ -28,6 +28,7 @@ use imbl::{OrdMap, OrdSet};
 use tokio::sync::watch;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
+use crate::scheduler::rank::HeldResources;
 use crate::scheduler::StateView;
 pub use scaling::ScalingEvents;
 
@@ -68,6 +69,14 @@ impl Table {
     ];
 }
 
+/// One node's allocs and the resources the non-terminal ones hold, kept in step by
+/// `put_alloc` and `unindex_alloc`.
+#[derive(Debug, Clone, Default)]
+pub(super) struct NodeAllocs {
+    allocs: OrdMap<String, Arc<Allocation>>,
+    held: HeldResources,
+}
+
 /// One consistent version of the whole state. Cloning is O(1).
 #[derive(Debug, Clone, Default)]
 pub struct StateSnapshot {
@@ -76,8 +85,9 @@ pub struct StateSnapshot {
     job_summaries: OrdMap<JobKey, Arc<JobSummary>>,
     nodes: OrdMap<String, Arc<Node>>,
     allocs: OrdMap<String, Arc<Allocation>>,
-    /// Node ID -> its allocs by ID, the same `Arc`s as `allocs` (see `put_alloc`).
-    allocs_by_node: OrdMap<String, OrdMap<String, Arc<Allocation>>>,
+    /// Node ID -> its allocs by ID (the same `Arc`s as `allocs`, see `put_alloc`) and what
+    /// the non-terminal ones hold.
+    allocs_by_node: OrdMap<String, NodeAllocs>,
     /// Job -> its allocs by ID, the same `Arc`s as `allocs`.
     allocs_by_job: OrdMap<JobKey, OrdMap<String, Arc<Allocation>>>,
     evals: OrdMap<String, Arc<Evaluation>>,
@@ -187,7 +197,12 @@ impl StateSnapshot {
     }
 
     pub fn allocs_for_node(&self, node_id: &str) -> Vec<Arc<Allocation>> {
-        Self::index_values(self.allocs_by_node.get(node_id))
+        Self::index_values(self.allocs_by_node.get(node_id).map(|n| &n.allocs))
+    }
+
+    /// What the node's non-terminal allocs hold.
+    pub fn node_held(&self, node_id: &str) -> Option<&HeldResources> {
+        self.allocs_by_node.get(node_id).map(|n| &n.held)
     }
 
     pub fn allocs_for_job(&self, ns: &str, job_id: &str) -> Vec<Arc<Allocation>> {
@@ -264,6 +279,11 @@ impl StateView for StateSnapshot {
     }
     fn alloc(&self, id: &str) -> Option<Arc<Allocation>> {
         self.alloc_by_id(id)
+    }
+    fn node_held(&self, node_id: &str) -> HeldResources {
+        StateSnapshot::node_held(self, node_id)
+            .cloned()
+            .unwrap_or_default()
     }
     fn latest_deployment(&self, namespace: &str, job_id: &str) -> Option<Arc<Deployment>> {
         StateSnapshot::latest_deployment(self, namespace, job_id)

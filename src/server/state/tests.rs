@@ -364,3 +364,104 @@ fn periodic_launches_are_recorded_survive_snapshots_and_go_with_the_job() {
     );
     assert_eq!(store.snapshot().periodic_launch("default", "nightly"), None);
 }
+
+/// The per-node sum of held resources stays equal to a fresh sum over the node's allocs
+/// through seeded random placements, in-place and cross-node updates, client updates, stops,
+/// deletes and node GC.
+#[test]
+fn node_held_matches_a_fresh_sum_through_random_changes() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use crate::scheduler::rank::HeldResources;
+
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut s = super::StateSnapshot::default();
+    let j = Arc::new(job("web"));
+    let nodes = ["n1", "n2", "n3"];
+    let statuses = [
+        ALLOC_CLIENT_PENDING,
+        ALLOC_CLIENT_RUNNING,
+        ALLOC_CLIENT_COMPLETE,
+        ALLOC_CLIENT_FAILED,
+    ];
+    let mut index = 1;
+    let mut nonempty = 0;
+    for _ in 0..2_000 {
+        index += 1;
+        let id = format!("a{}", rng.random_range(0..40));
+        let node = nodes[rng.random_range(0..nodes.len())];
+        match rng.random_range(0..10) {
+            0..=4 => {
+                let mut a = alloc(&id, &j, node);
+                let mut tasks = std::collections::BTreeMap::new();
+                tasks.insert(
+                    "t".to_string(),
+                    AllocatedTaskResources {
+                        cpu: AllocatedCpuResources {
+                            cpu_shares: rng.random_range(1..500),
+                            ..Default::default()
+                        },
+                        memory: AllocatedMemoryResources {
+                            memory_mb: rng.random_range(1..500),
+                            ..Default::default()
+                        },
+                        ..Default::default()
+                    },
+                );
+                a.allocated_resources = Some(AllocatedResources {
+                    shared: AllocatedSharedResources {
+                        disk_mb: rng.random_range(0..300),
+                        ports: (0..rng.random_range(0..3))
+                            .map(|_| AllocatedPortMapping {
+                                value: rng.random_range(20_000..20_010),
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    },
+                    tasks,
+                    ..Default::default()
+                });
+                if rng.random_bool(0.2) {
+                    a.desired_status = ALLOC_DESIRED_STOP.to_string();
+                }
+                s.upsert_alloc(index, a, None);
+            }
+            5..=7 => {
+                let mut update = alloc(&id, &j, node);
+                update.client_status = statuses[rng.random_range(0..statuses.len())].to_string();
+                s.update_alloc_from_client(index, &update, 0);
+            }
+            8 => s.reap(
+                index,
+                &super::gc::Reap {
+                    allocs: vec![id],
+                    ..Default::default()
+                },
+            ),
+            _ => {
+                if rng.random_bool(0.1) {
+                    s.reap(
+                        index,
+                        &super::gc::Reap {
+                            nodes: vec![node.to_string()],
+                            ..Default::default()
+                        },
+                    );
+                }
+            }
+        }
+        for n in nodes {
+            let allocs = s.allocs_for_node(n);
+            let fresh = HeldResources::of(allocs.iter().map(|a| a.as_ref()));
+            let kept = s.node_held(n).cloned().unwrap_or_default();
+            assert_eq!(kept, fresh, "node {n} at index {index}");
+            nonempty += usize::from(kept.cpu > 0 && !kept.ports.is_empty());
+        }
+    }
+    assert!(
+        nonempty > 1_000,
+        "the walk rarely held anything: {nonempty}"
+    );
+}

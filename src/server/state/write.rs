@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{key, JobKey, StateSnapshot, Table};
 use crate::api::{Allocation, Evaluation, Job, JobSummary, Node, NodeEvent};
+use crate::scheduler::rank::HeldResources;
 
 impl StateSnapshot {
     pub(crate) fn set_index(&mut self, index: u64) {
@@ -216,10 +217,18 @@ impl StateSnapshot {
                 self.unindex_alloc(&old);
             }
         }
-        self.allocs_by_node
+        let on_node = self
+            .allocs_by_node
             .entry(alloc.node_id.clone())
-            .or_default()
-            .insert(alloc.id.clone(), alloc.clone());
+            .or_default();
+        if let Some(old) = on_node.allocs.insert(alloc.id.clone(), alloc.clone()) {
+            if HeldResources::holds(&old) {
+                on_node.held.remove(&old);
+            }
+        }
+        if HeldResources::holds(&alloc) {
+            on_node.held.add(&alloc);
+        }
         self.allocs_by_job
             .entry(key(&alloc.namespace, &alloc.job_id))
             .or_default()
@@ -229,9 +238,13 @@ impl StateSnapshot {
 
     /// Takes an alloc out of both indexes (not out of the table).
     pub(super) fn unindex_alloc(&mut self, alloc: &Allocation) {
-        if let Some(m) = self.allocs_by_node.get_mut(&alloc.node_id) {
-            m.remove(&alloc.id);
-            if m.is_empty() {
+        if let Some(on_node) = self.allocs_by_node.get_mut(&alloc.node_id) {
+            if let Some(old) = on_node.allocs.remove(&alloc.id) {
+                if HeldResources::holds(&old) {
+                    on_node.held.remove(&old);
+                }
+            }
+            if on_node.allocs.is_empty() {
                 self.allocs_by_node.remove(&alloc.node_id);
             }
         }

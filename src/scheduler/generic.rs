@@ -10,9 +10,9 @@ use rand::{RngCore, SeedableRng};
 
 use crate::api::{
     AllocDeploymentStatus, AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation,
-    Evaluation, Job, Node, Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN,
-    EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH,
-    JOB_TYPE_SERVICE, NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+    Evaluation, Job, Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN, EVAL_STATUS_BLOCKED,
+    EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
+    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
 };
 
 use super::feasible::{
@@ -182,9 +182,10 @@ pub fn process_eval(
     }
     if let Some(job) = &live_job {
         if !recon.placements.is_empty() {
-            let (nodes, by_dc) = ready_nodes(state, job, &mut rng);
-            let nodes_in_pool = nodes.len() as i64;
-            let mut stack = Stack::new(nodes, job.is_batch());
+            let ready = state.ready_nodes(job_pool(job), &job.datacenters_or_default());
+            let nodes_in_pool = ready.len() as i64;
+            let by_dc = ready.by_dc.clone();
+            let mut stack = Stack::shuffled(ready, &mut rng, job.is_batch());
             let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
             for p in &recon.placements {
                 let Some(tg) = job.lookup_task_group(&p.task_group) else {
@@ -347,27 +348,6 @@ fn tainted_nodes(state: &dyn StateView, allocs: &[Arc<Allocation>]) -> BTreeMap<
         }
     }
     out
-}
-
-/// Ready nodes in the job's pool and datacenters, shuffled, and their count per datacenter.
-fn ready_nodes(
-    state: &dyn StateView,
-    job: &Job,
-    rng: &mut StdRng,
-) -> (Vec<Arc<Node>>, BTreeMap<String, i64>) {
-    use rand::seq::SliceRandom;
-    let dcs = job.datacenters_or_default();
-    let pool = job_pool(job);
-    let mut by_dc = BTreeMap::new();
-    let mut nodes: Vec<Arc<Node>> = state
-        .nodes()
-        .into_iter()
-        .filter(|n| n.ready() && n.drain_strategy.is_none())
-        .filter(|n| node_in_pool(n, pool) && node_in_any_dc(n, &dcs))
-        .inspect(|n| *by_dc.entry(n.datacenter.clone()).or_insert(0) += 1)
-        .collect();
-    nodes.shuffle(rng);
-    (nodes, by_dc)
 }
 
 fn job_escapes(job: &Job) -> bool {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::api::{Constraint, NetworkResource, Port, ALLOC_CLIENT_LOST, ALLOC_DESIRED_STOP};
+use crate::api::{Constraint, NetworkResource, Node, Port, ALLOC_CLIENT_LOST, ALLOC_DESIRED_STOP};
 use crate::scheduler::reconcile::{
     STATUS_ALLOC_LOST, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
 };

@@ -50,6 +50,7 @@ mod preempt;
 mod propertyset;
 pub mod rank;
 mod ranking;
+pub mod ready;
 pub mod reconcile;
 mod reconcile_deploy;
 #[cfg(test)]
@@ -106,6 +107,11 @@ pub trait StateView: Send + Sync {
     /// What the node's non-terminal allocs hold; views that keep no per-node sum add them up.
     fn node_held(&self, node_id: &str) -> rank::HeldResources {
         rank::HeldResources::of(self.allocs_by_node(node_id).iter().map(|a| a.as_ref()))
+    }
+    /// The ready, non-draining nodes in `pool` and one of `dcs` (datacenter globs), in ID
+    /// order; the state store memoizes them per version of its nodes table.
+    fn ready_nodes(&self, pool: &str, dcs: &[String]) -> Arc<ready::ReadyNodes> {
+        Arc::new(ready::ReadyNodes::select(self.nodes().iter(), pool, dcs))
     }
     /// The job's most recent deployment (none by default, for views without deployments).
     fn latest_deployment(&self, _namespace: &str, _job_id: &str) -> Option<Arc<Deployment>> {

@@ -32,6 +32,7 @@ use super::ranking::{
     add_penalty, base_scores, cacheable, needs_all, rank_view, GroupAsk, NodeView, Ranked, Scores,
     Slot,
 };
+use super::ready::ReadyNodes;
 use super::spread::SpreadScorer;
 
 use super::node_check::Eligibility;
@@ -159,7 +160,7 @@ impl TopScores {
 /// the node) and, per group, the node's static feasibility (fixed for the run) and, for
 /// groups without ports or cores, the node's fit and scores (until the node is touched).
 pub struct Stack {
-    nodes: Vec<Arc<Node>>,
+    nodes: Shuffled,
     offset: usize,
     limit: usize,
     views: Vec<Option<NodeView>>,
@@ -168,45 +169,79 @@ pub struct Stack {
     epochs: Vec<u32>,
     /// Position in the plan's touched-node log up to which `views` are current.
     touched_cursor: usize,
-    /// (hash of node ID, position), sorted, to find a touched node's position.
-    by_id: Vec<(u64, usize)>,
     groups: HashMap<String, GroupCache>,
     /// Tests turn the ranking cache off to check it changes no decision.
     #[cfg(test)]
     rank_cache: bool,
 }
 
-/// 64-bit FNV-1a of a node ID (for the position index only).
-fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// The ready nodes (shared with other evals) in this run's shuffled order: position `pos`
+/// is `ready.nodes[order[pos]]`.
+struct Shuffled {
+    ready: Arc<ReadyNodes>,
+    order: Vec<u32>,
+    /// Inverse of `order`: position in `ready.nodes` -> position in the stack.
+    pos_of: Vec<u32>,
+}
+
+impl Shuffled {
+    fn new(ready: Arc<ReadyNodes>, order: Vec<u32>) -> Self {
+        let mut pos_of = vec![0; order.len()];
+        for (pos, &i) in order.iter().enumerate() {
+            pos_of[i as usize] = pos as u32;
+        }
+        Shuffled {
+            ready,
+            order,
+            pos_of,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn at(&self, pos: usize) -> &Arc<Node> {
+        &self.ready.nodes[self.order[pos] as usize]
+    }
+
+    /// The stack position of the node with ID `id`.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.ready.position(id).map(|i| self.pos_of[i] as usize)
+    }
 }
 
 impl Stack {
-    /// `batch` jobs score 2 options (power of two choices); services score
-    /// `max(2, ceil(log2(n)))`.
+    /// A stack over `nodes` in the order given. `batch` jobs score 2 options (power of two
+    /// choices); services score `max(2, ceil(log2(n)))`.
+    #[cfg(test)]
     pub fn new(nodes: Vec<Arc<Node>>, batch: bool) -> Self {
-        let n = nodes.len();
+        let order = (0..nodes.len() as u32).collect();
+        Self::with_order(Arc::new(ReadyNodes::of(nodes)), order, batch)
+    }
+
+    /// A stack over the ready nodes in an order shuffled by `rng`.
+    pub fn shuffled(ready: Arc<ReadyNodes>, rng: &mut StdRng, batch: bool) -> Self {
+        use rand::seq::SliceRandom;
+        let mut order: Vec<u32> = (0..ready.len() as u32).collect();
+        order.shuffle(rng);
+        Self::with_order(ready, order, batch)
+    }
+
+    fn with_order(ready: Arc<ReadyNodes>, order: Vec<u32>, batch: bool) -> Self {
+        let n = order.len();
         let mut limit = 2;
         if !batch && n > 0 {
             let log = (n as f64).log2().ceil() as usize;
             limit = limit.max(log);
         }
-        let mut by_id: Vec<(u64, usize)> = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (id_hash(&n.id), i))
-            .collect();
-        by_id.sort_unstable();
         Stack {
             views: (0..n).map(|_| None).collect(),
             epochs: vec![0; n],
-            nodes,
+            nodes: Shuffled::new(ready, order),
             offset: 0,
             limit,
             touched_cursor: 0,
-            by_id,
             groups: HashMap::new(),
             #[cfg(test)]
             rank_cache: true,
@@ -223,16 +258,9 @@ impl Stack {
     fn sync_views(&mut self, ctx: &PlanCtx<'_>) {
         let (touched, next) = ctx.touched_since(self.touched_cursor);
         for id in touched {
-            let h = id_hash(id);
-            let from = self.by_id.partition_point(|(k, _)| *k < h);
-            for &(k, pos) in &self.by_id[from..] {
-                if k != h {
-                    break;
-                }
-                if self.nodes[pos].id == *id {
-                    self.views[pos] = None;
-                    self.epochs[pos] = self.epochs[pos].wrapping_add(1);
-                }
+            if let Some(pos) = self.nodes.position(id) {
+                self.views[pos] = None;
+                self.epochs[pos] = self.epochs[pos].wrapping_add(1);
             }
         }
         self.touched_cursor = next;
@@ -306,11 +334,11 @@ impl Stack {
             metric.score_meta_data = Some(
                 top.0
                     .iter()
-                    .map(|(pos, s)| s.meta(&self.nodes[*pos].id))
+                    .map(|(pos, s)| s.meta(&self.nodes.at(*pos).id))
                     .collect(),
             );
         }
-        best.map(|c| c.ranked.into_node(self.nodes[c.pos].clone(), &ask))
+        best.map(|c| c.ranked.into_node(self.nodes.at(c.pos).clone(), &ask))
     }
 
     #[cfg(test)]
@@ -338,7 +366,7 @@ fn view<'v>(
 
 /// Walks the stack's nodes once from its cursor, yielding ranked nodes.
 struct NodeSource<'s, 'j> {
-    nodes: &'s [Arc<Node>],
+    nodes: &'s Shuffled,
     views: &'s mut [Option<NodeView>],
     epochs: &'s [u32],
     offset: &'s mut usize,
@@ -371,7 +399,7 @@ impl NodeSource<'_, '_> {
             }
             let pos = *self.offset;
             self.prefetch(pos);
-            let node = &self.nodes[pos];
+            let node = self.nodes.at(pos);
             *self.offset += 1;
             self.seen += 1;
             metric.nodes_evaluated += 1;
@@ -427,7 +455,7 @@ impl NodeSource<'_, '_> {
         rng: &mut StdRng,
         metric: &mut AllocMetric,
     ) -> Option<Ranked> {
-        let node = &self.nodes[pos];
+        let node = self.nodes.at(pos);
         if self.use_cache {
             let epoch = self.epochs[pos];
             let base = match self.group.ranks.0[pos] {
@@ -490,7 +518,7 @@ impl NodeSource<'_, '_> {
                 }
             }
         }
-        prefetch_node(&self.nodes[ahead]);
+        prefetch_node(self.nodes.at(ahead));
     }
 }
 

@@ -244,7 +244,7 @@ impl Server {
     pub(crate) fn heartbeat_reset(&self, node_id: &str) -> Duration {
         self.inner
             .heartbeats
-            .reset(node_id, self.inner.state.snapshot().nodes_list().len())
+            .reset(node_id, self.inner.state.snapshot().node_count())
     }
 
     pub(crate) fn heartbeats(&self) -> &Heartbeater {

@@ -29,6 +29,7 @@ use tokio::sync::watch;
 
 use crate::api::{Allocation, Deployment, Evaluation, Job, JobSummary, Node};
 use crate::scheduler::rank::HeldResources;
+use crate::scheduler::ready::{ReadyMemo, ReadyNodes};
 use crate::scheduler::StateView;
 pub use scaling::ScalingEvents;
 
@@ -106,6 +107,9 @@ pub struct StateSnapshot {
     scheduler_config: Option<Arc<crate::api::SchedulerConfiguration>>,
     /// Raft index of the last applied command.
     index: u64,
+    /// The scheduler's ready-node lists for this version of `nodes`; replaced whenever a
+    /// node changes (`touch` of the nodes table), shared by the snapshots in between.
+    ready_memo: Arc<ReadyMemo>,
 }
 
 fn key(ns: &str, id: &str) -> JobKey {
@@ -181,6 +185,10 @@ impl StateSnapshot {
     /// Nodes in ID order.
     pub fn nodes_list(&self) -> Vec<Arc<Node>> {
         self.nodes.values().cloned().collect()
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 
     pub fn alloc_by_id(&self, id: &str) -> Option<Arc<Allocation>> {
@@ -279,6 +287,11 @@ impl StateView for StateSnapshot {
     }
     fn alloc(&self, id: &str) -> Option<Arc<Allocation>> {
         self.alloc_by_id(id)
+    }
+    fn ready_nodes(&self, pool: &str, dcs: &[String]) -> Arc<ReadyNodes> {
+        self.ready_memo.get_or_build(pool, dcs, || {
+            ReadyNodes::select(self.nodes.values(), pool, dcs)
+        })
     }
     fn node_held(&self, node_id: &str) -> HeldResources {
         StateSnapshot::node_held(self, node_id)

@@ -465,3 +465,43 @@ fn node_held_matches_a_fresh_sum_through_random_changes() {
         "the walk rarely held anything: {nonempty}"
     );
 }
+
+/// The memoized ready-node list follows node changes: a snapshot taken after a node went down
+/// does not see it, one taken before still does, and two snapshots without a node change in
+/// between share one list.
+#[test]
+fn ready_nodes_are_memoized_per_nodes_version() {
+    use crate::scheduler::StateView;
+
+    let node = |id: &str, status: &str| Node {
+        id: id.to_string(),
+        datacenter: "dc1".to_string(),
+        status: status.to_string(),
+        scheduling_eligibility: NODE_ELIGIBLE.to_string(),
+        ..Default::default()
+    };
+    let dcs = vec!["dc*".to_string()];
+    let mut s = super::StateSnapshot::default();
+    s.upsert_node(1, node("n1", NODE_STATUS_READY), 0);
+    s.upsert_node(2, node("n2", NODE_STATUS_READY), 0);
+    let before = s.clone();
+    let first = before.ready_nodes("default", &dcs);
+    assert_eq!(first.len(), 2);
+    assert_eq!(first.by_dc.get("dc1"), Some(&2));
+    assert_eq!(first.position("n2"), Some(1));
+    assert_eq!(first.position("n3"), None);
+
+    // An alloc write leaves the nodes alone: the list is shared.
+    let j = Arc::new(job("web"));
+    s.upsert_alloc(3, alloc("a1", &j, "n1"), None);
+    assert!(Arc::ptr_eq(&first, &s.ready_nodes("default", &dcs)));
+    assert!(s.ready_nodes("default", &["other".to_string()]).is_empty());
+
+    s.upsert_node(4, node("n1", NODE_STATUS_DOWN), 0);
+    let after = s.ready_nodes("default", &dcs);
+    assert_eq!(
+        after.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+        ["n2"]
+    );
+    assert_eq!(before.ready_nodes("default", &dcs).len(), 2);
+}

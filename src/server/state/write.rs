@@ -13,6 +13,9 @@ impl StateSnapshot {
     }
 
     pub(super) fn touch(&mut self, table: Table, index: u64) {
+        if table == Table::Nodes {
+            self.ready_memo = Default::default();
+        }
         self.table_index.insert(table, index);
     }
 

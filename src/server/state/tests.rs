@@ -500,7 +500,11 @@ fn ready_nodes_are_memoized_per_nodes_version() {
     s.upsert_node(4, node("n1", NODE_STATUS_DOWN), 0);
     let after = s.ready_nodes("default", &dcs);
     assert_eq!(
-        after.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+        after
+            .nodes
+            .iter()
+            .map(|n| n.id.as_str())
+            .collect::<Vec<_>>(),
         ["n2"]
     );
     assert_eq!(before.ready_nodes("default", &dcs).len(), 2);

@@ -183,9 +183,7 @@ pub fn process_eval(
     if let Some(job) = &live_job {
         if !recon.placements.is_empty() {
             let ready = state.ready_nodes(job_pool(job), &job.datacenters_or_default());
-            let nodes_in_pool = ready.len() as i64;
-            let by_dc = ready.by_dc.clone();
-            let mut stack = Stack::shuffled(ready, &mut rng, job.is_batch());
+            let mut stack = Stack::shuffled(ready.clone(), &mut rng, job.is_batch());
             let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
             for p in &recon.placements {
                 let Some(tg) = job.lookup_task_group(&p.task_group) else {
@@ -219,8 +217,8 @@ pub fn process_eval(
                     option =
                         stack.select(job, tg, &opts, &mut pctx, &mut rng, &mut elig, &mut metric);
                 }
-                metric.nodes_available = by_dc.clone();
-                metric.nodes_in_pool = nodes_in_pool;
+                metric.nodes_available = ready.by_dc.clone();
+                metric.nodes_in_pool = ready.len() as i64;
                 metric.node_pool = job_pool(job).to_string();
                 match option {
                     Some(mut ranked) => {

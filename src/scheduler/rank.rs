@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand::Rng;
 
-use crate::api::{AllocatedPortMapping, Allocation, NetworkResource, Node, Port, Resources};
+use crate::api::{AllocatedPortMapping, Allocation, NetworkResource, Node, Port};
 
 /// The best binpack fit score; scores are divided by it so they land in [0, 1].
 pub const BINPACK_MAX_FIT_SCORE: f64 = 18.0;
@@ -95,27 +95,6 @@ pub struct NodeUsage {
     pub disk_mb: i64,
     /// Host ports held by allocs (node-reserved ports are added by [`used_ports`]).
     pub ports: BTreeSet<i32>,
-}
-
-impl NodeUsage {
-    /// Sums the allocs that still hold resources: client-terminal allocs do not.
-    pub fn of<'a>(allocs: impl IntoIterator<Item = &'a Allocation>) -> Self {
-        let mut u = NodeUsage::default();
-        for a in allocs {
-            if a.client_terminal() {
-                continue;
-            }
-            u.add(&a.comparable_resources());
-            u.ports.extend(a.reserved_ports());
-        }
-        u
-    }
-
-    pub fn add(&mut self, r: &Resources) {
-        self.cpu += r.cpu;
-        self.memory_mb += r.memory_mb;
-        self.disk_mb += r.disk_mb;
-    }
 }
 
 /// The node's schedulable capacity: its resources minus what the operator reserved.

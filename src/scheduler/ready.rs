@@ -39,12 +39,7 @@ impl ReadyNodes {
     pub fn of(nodes: Vec<Arc<Node>>) -> Self {
         let mut by_dc = BTreeMap::new();
         for n in &nodes {
-            match by_dc.get_mut(&n.datacenter) {
-                Some(c) => *c += 1,
-                None => {
-                    by_dc.insert(n.datacenter.clone(), 1);
-                }
-            }
+            *by_dc.entry(n.datacenter.clone()).or_insert(0) += 1;
         }
         let mut by_id: Vec<(u64, u32)> = nodes
             .iter()

@@ -82,7 +82,7 @@ impl World {
         self.apply(Command::ApplyPlan {
             job: Some(job.clone()),
             stopped: vec![],
-            placed: vec![a.clone()],
+            placed: vec![Arc::new(a.clone())],
             evals: vec![],
             time: at,
             deployment: None,

@@ -105,7 +105,7 @@ fn store(nodes: Vec<Node>, jobs: Vec<Job>, allocs: Vec<Allocation>) -> StateStor
     let cmd = Command::ApplyPlan {
         job: None,
         stopped: Vec::new(),
-        placed: allocs,
+        placed: allocs.into_iter().map(Arc::new).collect(),
         evals: vec![],
         time: 0,
         deployment: None,

@@ -104,8 +104,12 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
             deployment_updates,
             ..
         } => {
-            for a in stopped.iter().chain(placed) {
-                t.alloc_id(after, &a.id);
+            for id in stopped
+                .iter()
+                .map(|a| &a.id)
+                .chain(placed.iter().map(|a| &a.id))
+            {
+                t.alloc_id(after, id);
             }
             evals.iter().for_each(|e| t.eval(e));
             t.deployments
@@ -181,7 +185,17 @@ fn touched(cmd: &Command, after: &StateSnapshot) -> Touched {
     t
 }
 
-/// The events of the entry at `index`, given the state before and after it applied.
+/// Whether `for_command` reads the state before the command: only for rows the command may
+/// remove (purged jobs), whose events carry the row as it was.
+pub fn needs_before(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::JobDeregister { purge: true, .. } | Command::Reap(_)
+    )
+}
+
+/// The events of the entry at `index`, given the state before and after it applied (`before`
+/// is read only when `needs_before` says so).
 pub fn for_command(
     cmd: &Command,
     index: u64,

@@ -55,7 +55,7 @@ pub enum Command {
     ApplyPlan {
         job: Option<Arc<Job>>,
         stopped: Vec<Allocation>,
-        placed: Vec<Allocation>,
+        placed: Vec<Arc<Allocation>>,
         /// Eval updates committed with the plan: the outcome of the eval that made it.
         #[serde(default)]
         evals: Vec<Evaluation>,
@@ -167,6 +167,13 @@ pub struct ApplyResponse {
 pub trait Fsm: Send + Sync + 'static {
     /// Apply one committed command at `index`. Must be deterministic.
     fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse;
+    /// Apply a run of committed commands in log order; an FSM may make them one change of
+    /// its state (readers then see the state after the last). Must equal applying each.
+    fn apply_all(&self, cmds: &[(u64, &Command)]) -> Vec<ApplyResponse> {
+        cmds.iter()
+            .map(|&(index, cmd)| self.apply(index, cmd))
+            .collect()
+    }
     /// Serialise the whole state (for a raft snapshot).
     fn snapshot(&self) -> Vec<u8>;
     /// Replace the whole state with a snapshot made by `snapshot`.
@@ -179,10 +186,14 @@ use super::state::{StateSnapshot, StateStore};
 
 impl Fsm for StateStore {
     fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse {
+        self.write(|s| apply_one(s, index, cmd))
+    }
+
+    fn apply_all(&self, cmds: &[(u64, &Command)]) -> Vec<ApplyResponse> {
         self.write(|s| {
-            s.set_index(index);
-            let error = apply_to(s, index, cmd).err().unwrap_or_default();
-            ApplyResponse { index, error }
+            cmds.iter()
+                .map(|&(index, cmd)| apply_one(s, index, cmd))
+                .collect()
         })
     }
 
@@ -199,6 +210,13 @@ impl Fsm for StateStore {
     fn last_applied(&self) -> u64 {
         StateStore::snapshot(self).latest_index()
     }
+}
+
+/// Apply the command at `index` to a private copy of the state (the store's next version).
+pub(crate) fn apply_one(s: &mut StateSnapshot, index: u64, cmd: &Command) -> ApplyResponse {
+    s.set_index(index);
+    let error = apply_to(s, index, cmd).err().unwrap_or_default();
+    ApplyResponse { index, error }
 }
 
 /// Apply one command to a private copy of the state. An `Err` is a request that cannot apply
@@ -314,14 +332,16 @@ fn apply_to(s: &mut StateSnapshot, index: u64, cmd: &Command) -> Result<(), Stri
                 s.upsert_alloc(index, a, None);
             }
             for a in placed {
-                let mut a = a.clone();
+                let mut a = (**a).clone();
                 a.modify_time = *time;
                 s.upsert_alloc(index, a, job.as_ref());
             }
             for e in evals {
                 s.upsert_eval(index, e.clone());
             }
-            for k in StateSnapshot::keys_of(stopped.iter().chain(placed), evals) {
+            for k in
+                StateSnapshot::keys_of(stopped.iter().chain(placed.iter().map(|a| &**a)), evals)
+            {
                 s.refresh_job(index, &k);
                 s.recount_deployments(index, &k, *time);
             }

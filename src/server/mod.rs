@@ -115,19 +115,46 @@ struct ServerFsm {
 
 impl Fsm for ServerFsm {
     fn apply(&self, index: u64, cmd: &Command) -> ApplyResponse {
-        let before = self.state.snapshot();
-        let resp = self.state.apply(index, cmd);
-        if resp.error.is_empty() {
-            let after = self.state.snapshot();
-            let evals = leader::evals_to_route(cmd, &after);
-            if !evals.is_empty() {
-                // The receiver lives as long as the server; a send error means shutdown.
-                let _ = self.evals.send(evals);
-            }
-            self.events
-                .publish(events_from::for_command(cmd, index, &before, &after));
+        let mut resps = self.apply_all(&[(index, cmd)]);
+        resps.pop().unwrap_or(ApplyResponse {
+            index,
+            error: String::new(),
+        })
+    }
+
+    /// One new version of the state for the whole run; the evals and events of each command
+    /// are taken from the state right after it, and handed on once the version is published.
+    fn apply_all(&self, cmds: &[(u64, &Command)]) -> Vec<ApplyResponse> {
+        let mut routed = Vec::new();
+        let mut events = Vec::new();
+        let resps = self.state.write(|s| {
+            cmds.iter()
+                .map(|&(index, cmd)| {
+                    // Only events of removed rows look at the state before the command; a
+                    // copy (which makes the next writes copy what they touch) only then.
+                    let before = events_from::needs_before(cmd).then(|| s.clone());
+                    let resp = fsm::apply_one(s, index, cmd);
+                    if resp.error.is_empty() {
+                        routed.extend(leader::evals_to_route(cmd, s));
+                        events.push(events_from::for_command(
+                            cmd,
+                            index,
+                            before.as_ref().unwrap_or(s),
+                            s,
+                        ));
+                    }
+                    resp
+                })
+                .collect()
+        });
+        if !routed.is_empty() {
+            // The receiver lives as long as the server; a send error means shutdown.
+            let _ = self.evals.send(routed);
         }
-        resp
+        for batch in events {
+            self.events.publish(batch);
+        }
+        resps
     }
     fn snapshot(&self) -> Vec<u8> {
         Fsm::snapshot(&*self.state)

@@ -31,6 +31,9 @@ pub(crate) struct Committed {
     /// The eval updates handed in with the plan were committed in the same raft entry (the
     /// plan committed in full); otherwise nothing of them was written.
     pub evals_written: bool,
+    /// How many placements were committed (the result's stops and placements went into the
+    /// raft entry).
+    pub placed: usize,
 }
 
 type Reply = oneshot::Sender<Result<Committed, ServerError>>;
@@ -77,14 +80,14 @@ struct InFlight {
 }
 
 impl InFlight {
-    fn add(&mut self, seq: u64, placed: &[Allocation]) {
+    fn add(&mut self, seq: u64, placed: &[Arc<Allocation>]) {
         let mut nodes = Vec::new();
         for a in placed {
             let list = self.by_node.entry(a.node_id.clone()).or_default();
             if list.last().is_none_or(|(s, _)| *s != seq) {
                 nodes.push(a.node_id.clone());
             }
-            list.push((seq, Arc::new(a.clone())));
+            list.push((seq, a.clone()));
         }
         self.nodes_of.insert(seq, nodes);
     }
@@ -163,17 +166,17 @@ fn check(
     }
     let snap = server.state().snapshot();
     let mut result = evaluate(&snap, &mut plan, in_flight);
-    let stopped: Vec<Allocation> = result
-        .node_update
-        .values()
+    // The allocs move out of the result into the command; the job travels once per plan,
+    // not once per alloc (the FSM re-attaches it).
+    let stopped: Vec<Allocation> = std::mem::take(&mut result.node_update)
+        .into_values()
         .flatten()
-        .map(strip_job)
+        .map(|a| Allocation { job: None, ..a })
         .collect();
-    let placed: Vec<Allocation> = result
-        .node_allocation
-        .values()
+    let placed: Vec<Arc<Allocation>> = std::mem::take(&mut result.node_allocation)
+        .into_values()
         .flatten()
-        .map(strip_job)
+        .map(|a| Arc::new(Allocation { job: None, ..a }))
         .collect();
     let full = result.rejected_nodes.is_empty();
     if stopped.is_empty()
@@ -186,10 +189,12 @@ fn check(
         let _ = reply.send(Ok(Committed {
             result,
             evals_written: false,
+            placed: 0,
         }));
         return None;
     }
     in_flight.add(seq, &placed);
+    let placed_count = placed.len();
     let cmd = Command::ApplyPlan {
         job: plan.job.clone(),
         stopped,
@@ -209,19 +214,12 @@ fn check(
             Committed {
                 result,
                 evals_written: full,
+                placed: placed_count,
             }
         });
         // The worker may have given up waiting; nothing to do then.
         let _ = reply.send(committed);
     })
-}
-
-/// The job travels once per plan, not once per alloc; the FSM re-attaches it.
-fn strip_job(a: &Allocation) -> Allocation {
-    Allocation {
-        job: None,
-        ..a.clone()
-    }
 }
 
 /// Decide which nodes of the plan still fit in `snap`, counting the placements of plans in

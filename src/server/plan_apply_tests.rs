@@ -103,11 +103,7 @@ async fn concurrent_plans_fill_a_node_exactly_and_never_beyond() {
         .iter()
         .map(|r| {
             let c = r.as_ref().expect("plan applied");
-            c.result
-                .node_allocation
-                .values()
-                .map(Vec::len)
-                .sum::<usize>()
+            c.placed
         })
         .sum();
     let rejected = results

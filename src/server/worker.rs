@@ -90,6 +90,7 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
         }
         // A plan that commits in full carries the eval's outcome in the same raft entry.
         let committed = server.plans().submit(result.plan, evals).await?;
+        tracing::trace!(eval_id = %eval.id, placed = committed.placed, full = committed.evals_written, "plan committed");
         if committed.evals_written {
             return Ok(());
         }

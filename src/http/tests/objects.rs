@@ -51,7 +51,7 @@ async fn place_alloc(server: &Server, job_id: &str, alloc_id: &str) -> u64 {
         .propose(Command::ApplyPlan {
             job: Some(Arc::clone(&job)),
             stopped: vec![],
-            placed: vec![alloc],
+            placed: vec![Arc::new(alloc)],
             evals: vec![],
             time: 1,
             deployment: None,

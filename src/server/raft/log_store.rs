@@ -2,11 +2,16 @@
 //! kept in one redb database (`<data_dir>/raft/raft.db`, or redb's in-memory backend in dev
 //! mode so the code path is the same).
 //!
-//! redb is synchronous, so every read and write runs on tokio's blocking pool. openraft calls the
-//! write methods one at a time (`&mut self`) and each returns only after its redb commit, so
-//! writes are serialised as `RaftLogStorage` requires. Writes that openraft relies on being
-//! durable (entries, vote, truncation, purge) commit with `Durability::Immediate` (fsync before
-//! the method returns / the flush callback fires).
+//! Writes go through one writer thread, in the order openraft issues them. `append` puts the
+//! entries in an in-memory cache (so they are readable at once, as openraft requires) and
+//! queues them; the writer takes everything queued, writes it in one redb transaction, fsyncs
+//! (`Durability::Immediate`) and only then reports the entries flushed. Appends that arrive
+//! while a commit is in progress therefore share the next fsync (group commit), and raft's
+//! core never waits on the disk. Truncate, purge, vote and flush wait for their commit.
+//!
+//! openraft reads every committed entry back to apply it; the cache answers those reads (and
+//! replication's) without decoding, until an entry is both durable and applied. Older
+//! entries are read from redb.
 //!
 //! This module owns the redb file and nothing else; snapshots live in `state_machine.rs`.
 
@@ -14,10 +19,12 @@
 // it is not ours to choose.
 #![allow(clippy::result_large_err)]
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use openraft::storage::{LogFlushed, RaftLogStorage};
 use openraft::{
@@ -27,6 +34,7 @@ use openraft::{
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use tokio::sync::oneshot;
 
 use super::{RaftError, TypeConfig};
 
@@ -42,13 +50,101 @@ const KEY_VOTE: &str = "vote";
 const KEY_COMMITTED: &str = "committed";
 const KEY_LAST_PURGED: &str = "last_purged";
 
-/// The redb-backed log store. Cheap to clone: clones share one database, which is how the log
-/// reader handed to replication tasks sees the entries the store appends.
+/// Durable entries kept in the cache behind the applied index, for followers a little behind.
+const CACHE_TAIL: u64 = 32;
+/// Durable entries kept at most whatever the applied index says (a state machine that never
+/// reports its progress must not make the cache grow without bound).
+const CACHE_MAX: usize = 4096;
+/// Most queued operations the writer puts in one transaction.
+const MAX_BATCH: usize = 1024;
+
+/// Entries appended recently: a contiguous run of indexes ending at the last appended entry.
+#[derive(Default)]
+struct Cache {
+    entries: BTreeMap<u64, Entry>,
+    /// Entries up to this index are in redb.
+    durable: u64,
+    /// Entries up to this index are applied to the state machine.
+    applied: u64,
+}
+
+impl Cache {
+    /// Drops the entries nobody is likely to read from memory again.
+    fn trim(&mut self) {
+        let keep_from = self.durable.min(self.applied.saturating_sub(CACHE_TAIL));
+        while let Some((&first, _)) = self.entries.first_key_value() {
+            let over = self.entries.len() > CACHE_MAX;
+            if first > self.durable || (first > keep_from && !over) {
+                break;
+            }
+            self.entries.pop_first();
+        }
+    }
+}
+
+/// Reports the state machine's progress to the log store, so the cache can let go of
+/// applied entries.
+#[derive(Clone)]
+pub struct AppliedHook {
+    cache: Arc<Mutex<Cache>>,
+}
+
+impl AppliedHook {
+    pub fn applied(&self, index: u64) {
+        let mut cache = lock(&self.cache);
+        cache.applied = cache.applied.max(index);
+        cache.trim();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+type Done = oneshot::Sender<Result<(), String>>;
+
+/// One queued write.
+enum Op {
+    Append {
+        entries: Vec<Entry>,
+        callback: LogFlushed<TypeConfig>,
+    },
+    /// Not durable on its own (see `save_committed`); only the last one of a batch is written.
+    Committed(Option<LogId<u64>>),
+    Vote(Vote<u64>, Done),
+    Truncate(LogId<u64>, Done),
+    Purge(LogId<u64>, Done),
+    Flush(Done),
+}
+
+/// The writer thread and the way to reach it; the last `LogStore` clone to go stops the
+/// thread and waits for it, so the database file is closed once the store is dropped.
+struct Writer {
+    tx: Mutex<Option<mpsc::Sender<Op>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        lock(&self.tx).take();
+        if let Some(t) = lock(&self.thread).take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The redb-backed log store. Cheap to clone: clones share one database, cache and writer,
+/// which is how the log reader handed to replication tasks sees the entries the store appends.
 #[derive(Clone)]
 pub struct LogStore {
     db: Arc<Database>,
     /// Named in every error so a corrupt file can be found ("in-memory" without a data dir).
     location: Arc<str>,
+    cache: Arc<Mutex<Cache>>,
+    writer: Arc<Writer>,
 }
 
 impl LogStore {
@@ -72,18 +168,32 @@ impl LogStore {
                 (db, "in-memory".to_string())
             }
         };
-        let store = LogStore {
-            db: Arc::new(db),
-            location: location.into(),
+        let db = Arc::new(db);
+        let location: Arc<str> = location.into();
+        let store_err = |source: redb::Error| RaftError::LogStore {
+            path: location.to_string(),
+            source,
         };
         // Create both tables up front so read transactions never meet a missing table.
-        store
-            .write_now(Durability::Immediate, |_, _| Ok(()))
-            .map_err(|e| RaftError::LogStore {
-                path: store.location.to_string(),
-                source: e,
-            })?;
-        Ok(store)
+        write_txn(&db, Durability::Immediate, |_, _| Ok(())).map_err(store_err)?;
+        let cache = Arc::new(Mutex::new(Cache::default()));
+        let (tx, rx) = mpsc::channel();
+        let thread = {
+            let (db, cache) = (db.clone(), cache.clone());
+            std::thread::Builder::new()
+                .name("raft-log-writer".into())
+                .spawn(move || writer_loop(&db, &cache, rx))
+                .map_err(|e| store_err(redb::Error::Io(e)))?
+        };
+        Ok(LogStore {
+            db,
+            location,
+            cache,
+            writer: Arc::new(Writer {
+                tx: Mutex::new(Some(tx)),
+                thread: Mutex::new(Some(thread)),
+            }),
+        })
     }
 
     /// Where the database lives, for messages.
@@ -91,52 +201,41 @@ impl LogStore {
         &self.location
     }
 
-    /// Makes every earlier non-durable commit (the committed log id) durable. Called at shutdown.
-    pub async fn flush(&self) -> StorageResult<()> {
-        self.write(ErrorSubject::Store, Durability::Immediate, |_, _| Ok(()))
-            .await
-    }
-
-    /// Runs one redb write transaction synchronously on the calling thread.
-    fn write_now<F>(&self, durability: Durability, f: F) -> Result<(), redb::Error>
-    where
-        F: FnOnce(
-            &mut redb::Table<u64, &[u8]>,
-            &mut redb::Table<&str, &[u8]>,
-        ) -> Result<(), redb::Error>,
-    {
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(durability)?;
-        {
-            let mut logs = txn.open_table(LOGS)?;
-            let mut meta = txn.open_table(META)?;
-            f(&mut logs, &mut meta)?;
+    /// The handle the state machine reports applied indexes through.
+    pub fn applied_hook(&self) -> AppliedHook {
+        AppliedHook {
+            cache: self.cache.clone(),
         }
-        txn.commit()?;
-        Ok(())
     }
 
-    /// Runs one write transaction on the blocking pool and waits for its commit.
-    async fn write<F>(
+    /// Makes every earlier write durable, including the non-durable committed log id. Called
+    /// at shutdown.
+    pub async fn flush(&self) -> StorageResult<()> {
+        self.wait_for(ErrorSubject::Store, Op::Flush).await
+    }
+
+    fn send(&self, op: Op) -> Result<(), Op> {
+        match lock(&self.writer.tx).as_ref() {
+            Some(tx) => tx.send(op).map_err(|e| e.0),
+            None => Err(op),
+        }
+    }
+
+    /// Queues an operation that reports its commit and waits for it.
+    async fn wait_for(
         &self,
         subject: ErrorSubject<u64>,
-        durability: Durability,
-        f: F,
-    ) -> StorageResult<()>
-    where
-        F: FnOnce(
-                &mut redb::Table<u64, &[u8]>,
-                &mut redb::Table<&str, &[u8]>,
-            ) -> Result<(), redb::Error>
-            + Send
-            + 'static,
-    {
-        let this = self.clone();
-        let err_subject = subject.clone();
-        let res = tokio::task::spawn_blocking(move || this.write_now(durability, f))
-            .await
-            .map_err(|e| self.io_err(subject, ErrorVerb::Write, e.to_string()))?;
-        res.map_err(|e| self.io_err(err_subject, ErrorVerb::Write, e.to_string()))
+        op: impl FnOnce(Done) -> Op,
+    ) -> StorageResult<()> {
+        let (done, rx) = oneshot::channel();
+        if self.send(op(done)).is_err() {
+            return Err(self.io_err(subject, ErrorVerb::Write, "writer stopped".to_string()));
+        }
+        match rx.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(self.io_err(subject, ErrorVerb::Write, e)),
+            Err(_) => Err(self.io_err(subject, ErrorVerb::Write, "writer stopped".to_string())),
+        }
     }
 
     /// Runs a read on the blocking pool.
@@ -184,14 +283,50 @@ impl LogStore {
         }
     }
 
-    /// Reads entries with index in `range`, in order, stopping at the first gap.
+    /// The cached entries of `[start, end)` and the index the cache starts at: everything in
+    /// the range below it has to come from redb. None when the cache is empty.
+    fn cached(&self, start: u64, end: u64) -> Option<(u64, Vec<Entry>)> {
+        let cache = lock(&self.cache);
+        let first = *cache.entries.first_key_value()?.0;
+        let from = start.max(first);
+        let got = if from < end {
+            cache
+                .entries
+                .range(from..end)
+                .map(|(_, e)| e.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some((first, got))
+    }
+
+    /// Reads the entries with index in `range`, in order: the cached part from memory, the
+    /// part before the cache from redb. The cache is read first:
+    /// whatever it has dropped since is durable in redb by then.
     fn read_entries(&self, range: (Bound<u64>, Bound<u64>)) -> StorageResult<Vec<Entry>> {
+        let (start, end) = bounds(range);
+        let (redb_end, cached) = match self.cached(start, end) {
+            Some((first, cached)) => (first.min(end), cached),
+            None => (end, Vec::new()),
+        };
+        let mut entries = if start < redb_end {
+            self.read_stored(start, redb_end)?
+        } else {
+            Vec::new()
+        };
+        entries.extend(cached);
+        Ok(entries)
+    }
+
+    /// Reads and decodes the stored entries of `[start, end)`.
+    fn read_stored(&self, start: u64, end: u64) -> StorageResult<Vec<Entry>> {
         let subject = || ErrorSubject::Logs;
         let raw = (|| -> Result<Vec<(u64, Vec<u8>)>, redb::Error> {
             let txn = self.db.begin_read()?;
             let logs = txn.open_table(LOGS)?;
             let mut out = Vec::new();
-            for item in logs.range::<u64>(range)? {
+            for item in logs.range::<u64>(start..end)? {
                 let (k, v) = item?;
                 out.push((k.value(), v.value().to_vec()));
             }
@@ -223,7 +358,10 @@ impl LogStore {
         Ok(entries)
     }
 
-    fn last_entry(&self) -> StorageResult<Option<Entry>> {
+    fn last_log_id(&self) -> StorageResult<Option<LogId<u64>>> {
+        if let Some((_, e)) = lock(&self.cache).entries.last_key_value() {
+            return Ok(Some(e.log_id));
+        }
         let last = (|| -> Result<Option<u64>, redb::Error> {
             let txn = self.db.begin_read()?;
             let logs = txn.open_table(LOGS)?;
@@ -233,9 +371,132 @@ impl LogStore {
         .map_err(|e| self.io_err(ErrorSubject::Logs, ErrorVerb::Read, e.to_string()))?;
         match last {
             None => Ok(None),
-            Some(index) => Ok(self
-                .read_entries((Bound::Included(index), Bound::Included(index)))?
-                .pop()),
+            Some(index) => Ok(self.read_stored(index, index + 1)?.pop().map(|e| e.log_id)),
+        }
+    }
+}
+
+/// `[start, end)` of a range of log indexes.
+fn bounds(range: (Bound<u64>, Bound<u64>)) -> (u64, u64) {
+    let start = match range.0 {
+        Bound::Included(s) => s,
+        Bound::Excluded(s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.1 {
+        Bound::Included(e) => e.saturating_add(1),
+        Bound::Excluded(e) => e,
+        Bound::Unbounded => u64::MAX,
+    };
+    (start, end)
+}
+
+/// Runs one redb write transaction on the calling thread.
+fn write_txn<F>(db: &Database, durability: Durability, f: F) -> Result<(), redb::Error>
+where
+    F: FnOnce(
+        &mut redb::Table<u64, &[u8]>,
+        &mut redb::Table<&str, &[u8]>,
+    ) -> Result<(), redb::Error>,
+{
+    let mut txn = db.begin_write()?;
+    txn.set_durability(durability)?;
+    {
+        let mut logs = txn.open_table(LOGS)?;
+        let mut meta = txn.open_table(META)?;
+        f(&mut logs, &mut meta)?;
+    }
+    txn.commit()?;
+    Ok(())
+}
+
+/// The writer thread: takes whatever is queued, writes it in one transaction, commits
+/// (durably unless it only moved the committed marker), then answers every operation of
+/// the batch. Exits when every sender is gone.
+fn writer_loop(db: &Database, cache: &Mutex<Cache>, rx: mpsc::Receiver<Op>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(op) => batch.push(op),
+                Err(_) => break,
+            }
+        }
+        let durable = batch.iter().any(|op| !matches!(op, Op::Committed(_)));
+        let last_committed = batch.iter().rposition(|op| matches!(op, Op::Committed(_)));
+        let res = write_txn(
+            db,
+            if durable {
+                Durability::Immediate
+            } else {
+                Durability::None
+            },
+            |logs, meta| {
+                for (i, op) in batch.iter().enumerate() {
+                    match op {
+                        Op::Append { entries, .. } => {
+                            for e in entries {
+                                logs.insert(e.log_id.index, to_json(e)?.as_slice())?;
+                            }
+                        }
+                        Op::Committed(c) if Some(i) == last_committed => {
+                            meta.insert(KEY_COMMITTED, to_json(c)?.as_slice())?;
+                        }
+                        Op::Committed(_) | Op::Flush(_) => {}
+                        Op::Vote(v, _) => {
+                            meta.insert(KEY_VOTE, to_json(v)?.as_slice())?;
+                        }
+                        Op::Truncate(log_id, _) => {
+                            logs.retain_in::<u64, _>(log_id.index.., |_, _| false)?;
+                        }
+                        Op::Purge(log_id, _) => {
+                            // The purge point first, in the same transaction, so the log
+                            // state stays consistent whatever happens to the deletion.
+                            meta.insert(KEY_LAST_PURGED, to_json(log_id)?.as_slice())?;
+                            logs.retain_in::<u64, _>(..=log_id.index, |_, _| false)?;
+                        }
+                    }
+                }
+                Ok(())
+            },
+        );
+        if res.is_ok() {
+            let mut c = lock(cache);
+            for op in &batch {
+                match op {
+                    Op::Append { entries, .. } => {
+                        if let Some(last) = entries.last() {
+                            c.durable = last.log_id.index;
+                        }
+                    }
+                    Op::Truncate(log_id, _) => {
+                        c.durable = c.durable.min(log_id.index.saturating_sub(1));
+                    }
+                    _ => {}
+                }
+            }
+            c.trim();
+        }
+        let err = res.err().map(|e| e.to_string());
+        for op in batch {
+            let result = match &err {
+                None => Ok(()),
+                Some(e) => Err(e.clone()),
+            };
+            match op {
+                // The commit above was fsynced, so the entries are durable before openraft
+                // hears so.
+                Op::Append { callback, .. } => {
+                    callback.log_io_completed(result.map_err(std::io::Error::other))
+                }
+                Op::Committed(_) => {}
+                Op::Vote(_, done)
+                | Op::Truncate(_, done)
+                | Op::Purge(_, done)
+                | Op::Flush(done) => {
+                    let _ = done.send(result);
+                }
+            }
         }
     }
 }
@@ -250,8 +511,17 @@ impl RaftLogReader<TypeConfig> for LogStore {
         &mut self,
         range: RB,
     ) -> StorageResult<Vec<Entry>> {
-        let bounds = (range.start_bound().cloned(), range.end_bound().cloned());
-        self.read(ErrorSubject::Logs, move |s| s.read_entries(bounds))
+        let bounds_ = (range.start_bound().cloned(), range.end_bound().cloned());
+        // The common case (entries just committed) is all in memory: no thread hop. The cache
+        // is a contiguous run ending at the last entry, so once it starts at or before the
+        // range, what it holds of the range is all there is.
+        let (start, end) = bounds(bounds_);
+        if let Some((first, cached)) = self.cached(start, end) {
+            if first <= start {
+                return Ok(cached);
+            }
+        }
+        self.read(ErrorSubject::Logs, move |s| s.read_entries(bounds_))
             .await
     }
 }
@@ -262,10 +532,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     async fn get_log_state(&mut self) -> StorageResult<LogState<TypeConfig>> {
         self.read(ErrorSubject::Logs, |s| {
             let last_purged_log_id: Option<LogId<u64>> = s.read_meta(KEY_LAST_PURGED)?;
-            let last_log_id = match s.last_entry()? {
-                Some(entry) => Some(entry.log_id),
-                None => last_purged_log_id,
-            };
+            let last_log_id = s.last_log_id()?.or(last_purged_log_id);
             Ok(LogState {
                 last_purged_log_id,
                 last_log_id,
@@ -280,11 +547,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 
     async fn save_vote(&mut self, vote: &Vote<u64>) -> StorageResult<()> {
         let vote = *vote;
-        self.write(ErrorSubject::Vote, Durability::Immediate, move |_, meta| {
-            meta.insert(KEY_VOTE, to_json(&vote)?.as_slice())?;
-            Ok(())
-        })
-        .await
+        self.wait_for(ErrorSubject::Vote, |done| Op::Vote(vote, done))
+            .await
     }
 
     async fn read_vote(&mut self) -> StorageResult<Option<Vote<u64>>> {
@@ -292,15 +556,18 @@ impl RaftLogStorage<TypeConfig> for LogStore {
             .await
     }
 
-    /// Not fsynced: it is rewritten on every commit, openraft does not need it durable (a stale
-    /// value only means fewer entries are re-applied at startup, and the leader commits the rest
-    /// again), and the next durable commit (an append, or `flush` at shutdown) persists it.
+    /// Not fsynced on its own: it is rewritten on every commit, openraft does not need it
+    /// durable (a stale value only means fewer entries are re-applied at startup, and the
+    /// leader commits the rest again), and the next durable commit (an append, or `flush` at
+    /// shutdown) persists it. Not waited for either: the writer applies it in order.
     async fn save_committed(&mut self, committed: Option<LogId<u64>>) -> StorageResult<()> {
-        self.write(ErrorSubject::Store, Durability::None, move |_, meta| {
-            meta.insert(KEY_COMMITTED, to_json(&committed)?.as_slice())?;
-            Ok(())
+        self.send(Op::Committed(committed)).map_err(|_| {
+            self.io_err(
+                ErrorSubject::Store,
+                ErrorVerb::Write,
+                "writer stopped".to_string(),
+            )
         })
-        .await
     }
 
     async fn read_committed(&mut self) -> StorageResult<Option<LogId<u64>>> {
@@ -315,63 +582,41 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I: IntoIterator<Item = Entry> + Send,
         I::IntoIter: Send,
     {
-        let mut encoded = Vec::new();
-        for entry in entries {
-            let bytes = serde_json::to_vec(&entry).map_err(|e| {
-                self.io_err(
-                    ErrorSubject::Log(entry.log_id),
-                    ErrorVerb::Write,
-                    e.to_string(),
-                )
-            })?;
-            encoded.push((entry.log_id.index, bytes));
-        }
-        let res = self
-            .write(ErrorSubject::Logs, Durability::Immediate, move |logs, _| {
-                for (index, bytes) in &encoded {
-                    logs.insert(*index, bytes.as_slice())?;
-                }
-                Ok(())
-            })
-            .await;
-        // The commit above was fsynced, so the entries are durable before openraft hears so.
-        match res {
-            Ok(()) => {
-                callback.log_io_completed(Ok(()));
-                Ok(())
+        let entries: Vec<Entry> = entries.into_iter().collect();
+        {
+            let mut cache = lock(&self.cache);
+            for e in &entries {
+                cache.entries.insert(e.log_id.index, e.clone());
             }
-            Err(e) => {
-                callback.log_io_completed(Err(std::io::Error::other(e.to_string())));
-                Err(e)
+        }
+        match self.send(Op::Append { entries, callback }) {
+            Ok(()) => Ok(()),
+            Err(op) => {
+                if let Op::Append { callback, .. } = op {
+                    callback.log_io_completed(Err(std::io::Error::other("log writer stopped")));
+                }
+                Err(self.io_err(
+                    ErrorSubject::Logs,
+                    ErrorVerb::Write,
+                    "writer stopped".to_string(),
+                ))
             }
         }
     }
 
     async fn truncate(&mut self, log_id: LogId<u64>) -> StorageResult<()> {
-        self.write(
-            ErrorSubject::Log(log_id),
-            Durability::Immediate,
-            move |logs, _| {
-                logs.retain_in::<u64, _>(log_id.index.., |_, _| false)?;
-                Ok(())
-            },
-        )
-        .await
+        lock(&self.cache).entries.split_off(&log_id.index);
+        self.wait_for(ErrorSubject::Log(log_id), |done| Op::Truncate(log_id, done))
+            .await
     }
 
     async fn purge(&mut self, log_id: LogId<u64>) -> StorageResult<()> {
-        self.write(
-            ErrorSubject::Log(log_id),
-            Durability::Immediate,
-            move |logs, meta| {
-                // Record the purge point first, in the same transaction, so the log state stays
-                // consistent whatever happens to the deletion.
-                meta.insert(KEY_LAST_PURGED, to_json(&log_id)?.as_slice())?;
-                logs.retain_in::<u64, _>(..=log_id.index, |_, _| false)?;
-                Ok(())
-            },
-        )
-        .await
+        self.wait_for(ErrorSubject::Log(log_id), |done| Op::Purge(log_id, done))
+            .await?;
+        let mut cache = lock(&self.cache);
+        let keep = cache.entries.split_off(&(log_id.index + 1));
+        cache.entries = keep;
+        Ok(())
     }
 }
 
@@ -379,9 +624,9 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 #[cfg(test)]
 impl LogStore {
     pub(crate) fn overwrite_raw_entry(&self, index: u64, bytes: &[u8]) -> Result<(), redb::Error> {
-        let bytes = bytes.to_vec();
-        self.write_now(Durability::Immediate, move |logs, _| {
-            logs.insert(index, bytes.as_slice())?;
+        lock(&self.cache).entries.clear();
+        write_txn(&self.db, Durability::Immediate, |logs, _| {
+            logs.insert(index, bytes)?;
             Ok(())
         })
     }

@@ -46,7 +46,8 @@ use state_machine::{SnapshotGate, StateMachine};
 openraft::declare_raft_types!(
     /// The raft types of nomad-rs: the log carries `Command`s, apply yields `ApplyResponse`s.
     pub TypeConfig:
-        D = Command,
+        // Shared, so the log store's cache, the writer and the state machine hold one copy.
+        D = Arc<Command>,
         R = ApplyResponse,
         NodeId = u64,
         Node = BasicNode,
@@ -220,7 +221,8 @@ impl RaftHandle {
                 None => (None, None),
             };
             let log_store = LogStore::open(db.as_deref())?;
-            let sm = StateMachine::open(fsm, snapshots.as_deref())?;
+            let mut sm = StateMachine::open(fsm, snapshots.as_deref())?;
+            sm.report_applied_to(log_store.applied_hook());
             Ok::<_, RaftError>((log_store, sm))
         })
         .await??;
@@ -268,7 +270,7 @@ impl RaftHandle {
 
     /// Proposes a command and waits until it is committed and applied here.
     pub async fn propose(&self, cmd: Command) -> Result<ApplyResponse, RaftError> {
-        match self.inner.raft.client_write(cmd).await {
+        match self.inner.raft.client_write(Arc::new(cmd)).await {
             Ok(resp) => Ok(resp.data),
             Err(OpenraftError::APIError(ClientWriteError::ForwardToLeader(f))) => {
                 Err(RaftError::NotLeader {

@@ -17,9 +17,10 @@ use openraft::{
     Snapshot, StorageError, StorageIOError, StoredMembership,
 };
 
+use super::log_store::AppliedHook;
 use super::snapshot_file::{self, Meta};
 use super::{RaftError, TypeConfig};
-use crate::server::fsm::{ApplyResponse, Fsm};
+use crate::server::fsm::{ApplyResponse, Command, Fsm};
 
 type Entry = openraft::Entry<TypeConfig>;
 type StorageResult<T> = Result<T, StorageError<u64>>;
@@ -96,6 +97,8 @@ pub struct StateMachine {
     last_applied: Option<LogId<u64>>,
     last_membership: StoredMembership<u64, BasicNode>,
     slot: Arc<SnapshotSlot>,
+    /// Tells the log store which entries it no longer needs to keep in memory.
+    applied_hook: Option<AppliedHook>,
 }
 
 impl StateMachine {
@@ -111,6 +114,7 @@ impl StateMachine {
                 current: Mutex::new(None),
                 closed: Arc::new(tokio::sync::RwLock::new(false)),
             }),
+            applied_hook: None,
         };
         if let Some(dir) = snapshot_dir {
             if let Some((meta, data, path)) = snapshot_file::read_newest(dir)? {
@@ -123,6 +127,17 @@ impl StateMachine {
             }
         }
         Ok(sm)
+    }
+
+    /// Report every applied index to the log store through `hook`.
+    pub fn report_applied_to(&mut self, hook: AppliedHook) {
+        self.applied_hook = Some(hook);
+    }
+
+    fn report_applied(&self) {
+        if let (Some(hook), Some(last)) = (&self.applied_hook, self.last_applied) {
+            hook.applied(last.index);
+        }
     }
 
     /// The handle that stops snapshot writes at shutdown.
@@ -141,16 +156,25 @@ struct Applied {
     membership: Option<StoredMembership<u64, BasicNode>>,
 }
 
-/// Applies a batch in log order.
+/// Applies a batch in log order: the commands as one run through the FSM, membership and
+/// blank entries (which do not touch it) answered in place.
 fn apply_batch(fsm: &dyn Fsm, entries: &[Entry]) -> Applied {
+    let cmds: Vec<(u64, &Command)> = entries
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EntryPayload::Normal(cmd) => Some((e.log_id.index, &**cmd)),
+            _ => None,
+        })
+        .collect();
+    let mut applied = fsm.apply_all(&cmds).into_iter();
     let mut responses = Vec::with_capacity(entries.len());
     let mut membership = None;
     for entry in entries {
         let index = entry.log_id.index;
         let resp = match &entry.payload {
-            EntryPayload::Normal(cmd) => ApplyResponse {
+            EntryPayload::Normal(_) => ApplyResponse {
                 index,
-                ..fsm.apply(index, cmd)
+                ..applied.next().unwrap_or_default()
             },
             EntryPayload::Blank => ApplyResponse {
                 index,
@@ -207,6 +231,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         if let Some(m) = membership {
             self.last_membership = m;
         }
+        self.report_applied();
         Ok(responses)
     }
 
@@ -254,6 +279,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         .map_err(|e| sto_err(subject, ErrorVerb::Write, e))?;
         self.last_applied = meta.last_log_id;
         self.last_membership = meta.last_membership.clone();
+        self.report_applied();
         Ok(())
     }
 

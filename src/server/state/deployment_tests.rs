@@ -86,7 +86,7 @@ fn deployment_lifecycle_through_the_fsm() {
         &Command::ApplyPlan {
             job: Some(job.clone()),
             stopped: Vec::new(),
-            placed: vec![alloc("a1", &job, true)],
+            placed: vec![Arc::new(alloc("a1", &job, true))],
             evals: vec![],
             time: 10,
             deployment: Some(deployment(&job)),

@@ -196,6 +196,11 @@ impl StateSnapshot {
     }
 
     /// Allocs in ID order; `ns = None` or `"*"` means every namespace.
+    /// How many allocs the table holds, terminal ones included.
+    pub fn alloc_count(&self) -> usize {
+        self.allocs.len()
+    }
+
     pub fn allocs(&self, ns: Option<&str>) -> Vec<Arc<Allocation>> {
         self.allocs
             .values()

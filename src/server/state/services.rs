@@ -144,7 +144,7 @@ mod tests {
             Command::ApplyPlan {
                 job: None,
                 stopped: vec![],
-                placed: vec![alloc.clone()],
+                placed: vec![std::sync::Arc::new(alloc.clone())],
                 evals: vec![],
                 time: 0,
                 deployment: None,

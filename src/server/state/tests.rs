@@ -125,10 +125,10 @@ fn plan_and_client_updates_drive_summary_and_job_status() {
         &Command::ApplyPlan {
             job: Some(j.clone()),
             stopped: vec![],
-            placed: vec![Allocation {
+            placed: vec![Arc::new(Allocation {
                 job: None,
                 ..alloc("a1", &j, "n1")
-            }],
+            })],
             evals: vec![],
             time: 10,
             deployment: None,
@@ -266,7 +266,7 @@ fn snapshot_round_trip_restores_everything() {
         &Command::ApplyPlan {
             job: Some(j.clone()),
             stopped: vec![],
-            placed: vec![alloc("a1", &j, "n1")],
+            placed: vec![Arc::new(alloc("a1", &j, "n1"))],
             evals: vec![],
             time: 2,
             deployment: None,

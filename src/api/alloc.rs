@@ -61,7 +61,7 @@ pub struct Allocation {
     pub job: Option<Arc<Job>>,
     #[serde(rename = "JobID")]
     pub job_id: String,
-    pub metrics: Option<AllocMetric>,
+    pub metrics: Option<Arc<AllocMetric>>,
     pub modify_index: u64,
     pub modify_time: i64,
     pub name: String,

@@ -579,7 +579,7 @@ fn new_alloc(
         job_id: job.id.clone(),
         job: Some(job.clone()),
         task_group: tg.name.clone(),
-        metrics: Some(metric),
+        metrics: Some(Arc::new(metric)),
         node_id: ranked.node.id.clone(),
         node_name: ranked.node.name.clone(),
         allocated_resources: Some(resources),

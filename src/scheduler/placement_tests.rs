@@ -111,7 +111,7 @@ fn spread_targets_split_the_count_by_percent() {
         .count();
     assert_eq!((on_r1, placed(&r).len() - on_r1), (7, 3));
     let m = placed(&r)[0].metrics.clone().expect("metrics");
-    assert!(m.score_meta_data.expect("meta")[0]
+    assert!(m.score_meta_data.as_ref().expect("meta")[0]
         .scores
         .contains_key("allocation-spread"));
     assert_eq!(

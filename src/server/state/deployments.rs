@@ -117,7 +117,7 @@ impl StateSnapshot {
     ) {
         for (ids, h) in [(healthy, true), (unhealthy, false)] {
             for id in ids {
-                let Some(existing) = self.allocs.get(id) else {
+                let Some(existing) = self.allocs.get(id.as_str()) else {
                     continue;
                 };
                 let mut a = (**existing).clone();

@@ -44,7 +44,7 @@ impl StateSnapshot {
         }
         for id in &r.nodes {
             if self.nodes.remove(id).is_some() {
-                self.allocs_by_node.remove(id);
+                self.allocs_by_node.remove(id.as_str());
                 self.touch(Table::Nodes, index);
             }
         }

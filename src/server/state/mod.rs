@@ -42,6 +42,10 @@ pub use version_tags::TagTarget;
 /// (namespace, job ID)
 pub type JobKey = (String, String);
 
+/// An ID as a key of the big alloc tables: a write copies the tree nodes on its path, and
+/// copying a shared `str` is a reference count, not an allocation.
+type Id = Arc<str>;
+
 /// The tables a blocking query can wait on.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
@@ -74,7 +78,7 @@ impl Table {
 /// `put_alloc` and `unindex_alloc`.
 #[derive(Debug, Clone, Default)]
 pub(super) struct NodeAllocs {
-    allocs: OrdMap<String, Arc<Allocation>>,
+    allocs: OrdMap<Id, Arc<Allocation>>,
     held: HeldResources,
 }
 
@@ -85,12 +89,12 @@ pub struct StateSnapshot {
     job_versions: OrdMap<(String, String, u64), Arc<Job>>,
     job_summaries: OrdMap<JobKey, Arc<JobSummary>>,
     nodes: OrdMap<String, Arc<Node>>,
-    allocs: OrdMap<String, Arc<Allocation>>,
+    allocs: OrdMap<Id, Arc<Allocation>>,
     /// Node ID -> its allocs by ID (the same `Arc`s as `allocs`, see `put_alloc`) and what
     /// the non-terminal ones hold.
-    allocs_by_node: OrdMap<String, NodeAllocs>,
+    allocs_by_node: OrdMap<Id, NodeAllocs>,
     /// Job -> its allocs by ID, the same `Arc`s as `allocs`.
-    allocs_by_job: OrdMap<JobKey, OrdMap<String, Arc<Allocation>>>,
+    allocs_by_job: OrdMap<JobKey, OrdMap<Id, Arc<Allocation>>>,
     evals: OrdMap<String, Arc<Evaluation>>,
     evals_by_job: OrdMap<JobKey, OrdSet<String>>,
     deployments: OrdMap<String, Arc<Deployment>>,
@@ -222,7 +226,7 @@ impl StateSnapshot {
         Self::index_values(self.allocs_by_job.get(&key(ns, job_id)))
     }
 
-    fn index_values(allocs: Option<&OrdMap<String, Arc<Allocation>>>) -> Vec<Arc<Allocation>> {
+    fn index_values(allocs: Option<&OrdMap<Id, Arc<Allocation>>>) -> Vec<Arc<Allocation>> {
         allocs
             .map(|m| m.values().cloned().collect())
             .unwrap_or_default()

@@ -129,7 +129,7 @@ impl StateSnapshot {
     ) -> Vec<Arc<crate::api::Allocation>> {
         let mut changed = Vec::new();
         for (id, t) in transitions {
-            let Some(existing) = self.allocs.get(id) else {
+            let Some(existing) = self.allocs.get(id.as_str()) else {
                 continue;
             };
             let mut a = (**existing).clone();

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{key, JobKey, StateSnapshot, Table};
+use super::{key, Id, JobKey, NodeAllocs, StateSnapshot, Table};
 use crate::api::{Allocation, Evaluation, Job, JobSummary, Node, NodeEvent};
 use crate::scheduler::rank::HeldResources;
 
@@ -162,7 +162,7 @@ impl StateSnapshot {
         mut alloc: Allocation,
         job: Option<&Arc<Job>>,
     ) {
-        let existing = self.allocs.get(&alloc.id).cloned();
+        let existing = self.allocs.get(alloc.id.as_str()).cloned();
         if let Some(existing) = &existing {
             alloc.create_index = existing.create_index;
             alloc.create_time = existing.create_time;
@@ -195,7 +195,7 @@ impl StateSnapshot {
         // A replacement names itself on the alloc it replaces (Nomad's NextAllocation), so
         // `alloc status` and `job restart -reschedule` can follow the chain.
         if existing.is_none() && !alloc.previous_allocation.is_empty() {
-            if let Some(prev) = self.allocs.get(&alloc.previous_allocation) {
+            if let Some(prev) = self.allocs.get(alloc.previous_allocation.as_str()) {
                 if prev.next_allocation != alloc.id {
                     let mut prev = (**prev).clone();
                     prev.next_allocation = alloc.id.clone();
@@ -211,7 +211,7 @@ impl StateSnapshot {
     /// Stores an alloc in the table and in both indexes, which hold the same `Arc`, so
     /// reading a node's or job's allocs is one map walk, not a lookup per alloc.
     pub(super) fn put_alloc(&mut self, alloc: Arc<Allocation>) {
-        if let Some(old) = self.allocs.get(&alloc.id) {
+        if let Some(old) = self.allocs.get(alloc.id.as_str()) {
             if old.node_id != alloc.node_id
                 || old.namespace != alloc.namespace
                 || old.job_id != alloc.job_id
@@ -220,11 +220,19 @@ impl StateSnapshot {
                 self.unindex_alloc(&old);
             }
         }
-        let on_node = self
-            .allocs_by_node
-            .entry(alloc.node_id.clone())
-            .or_default();
-        if let Some(old) = on_node.allocs.insert(alloc.id.clone(), alloc.clone()) {
+        // Keys already in the tables are shared, not allocated again.
+        let id = match self.allocs.get_key_value(alloc.id.as_str()) {
+            Some((k, _)) => k.clone(),
+            None => Id::from(alloc.id.as_str()),
+        };
+        if !self.allocs_by_node.contains_key(alloc.node_id.as_str()) {
+            self.allocs_by_node
+                .insert(Id::from(alloc.node_id.as_str()), NodeAllocs::default());
+        }
+        let Some(on_node) = self.allocs_by_node.get_mut(alloc.node_id.as_str()) else {
+            return;
+        };
+        if let Some(old) = on_node.allocs.insert(id.clone(), alloc.clone()) {
             if HeldResources::holds(&old) {
                 on_node.held.remove(&old);
             }
@@ -235,25 +243,25 @@ impl StateSnapshot {
         self.allocs_by_job
             .entry(key(&alloc.namespace, &alloc.job_id))
             .or_default()
-            .insert(alloc.id.clone(), alloc.clone());
-        self.allocs.insert(alloc.id.clone(), alloc);
+            .insert(id.clone(), alloc.clone());
+        self.allocs.insert(id, alloc);
     }
 
     /// Takes an alloc out of both indexes (not out of the table).
     pub(super) fn unindex_alloc(&mut self, alloc: &Allocation) {
-        if let Some(on_node) = self.allocs_by_node.get_mut(&alloc.node_id) {
-            if let Some(old) = on_node.allocs.remove(&alloc.id) {
+        if let Some(on_node) = self.allocs_by_node.get_mut(alloc.node_id.as_str()) {
+            if let Some(old) = on_node.allocs.remove(alloc.id.as_str()) {
                 if HeldResources::holds(&old) {
                     on_node.held.remove(&old);
                 }
             }
             if on_node.allocs.is_empty() {
-                self.allocs_by_node.remove(&alloc.node_id);
+                self.allocs_by_node.remove(alloc.node_id.as_str());
             }
         }
         let k = key(&alloc.namespace, &alloc.job_id);
         if let Some(m) = self.allocs_by_job.get_mut(&k) {
-            m.remove(&alloc.id);
+            m.remove(alloc.id.as_str());
             if m.is_empty() {
                 self.allocs_by_job.remove(&k);
             }
@@ -268,7 +276,7 @@ impl StateSnapshot {
         update: &Allocation,
         time: i64,
     ) -> Option<Arc<Allocation>> {
-        let existing = self.allocs.get(&update.id)?;
+        let existing = self.allocs.get(update.id.as_str())?;
         let mut alloc = (**existing).clone();
         alloc.client_status = update.client_status.clone();
         alloc.client_description = update.client_description.clone();

@@ -19,6 +19,7 @@ mod interact;
 mod job_ops;
 mod job_output;
 mod job_versions;
+mod lifecycle;
 mod nodes;
 mod operator;
 mod quickstart;

@@ -1,19 +1,24 @@
 //! The alloc runner: one per allocation on this node. Builds the alloc dir, runs a task
-//! runner per task, kills the rest of the group when a task fails (or the leader dies),
-//! and reports the alloc's client status and task states to the update batcher.
+//! runner per task, starts each task when its lifecycle stage allows (`lifecycle`), kills
+//! the rest of the group when a task fails, the leader dies or only sidecars are left
+//! (leader first, then the other tasks, then the sidecars, after the group's
+//! `shutdown_delay`; poststop tasks run once the rest is dead), and reports the alloc's
+//! client status and task states to the update batcher.
 //!
 //! Owned by the alloc watcher through `AllocRunnerHandle`; owns its task runners and joins
 //! them before it returns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 use super::alloc_dir::AllocDir;
 use super::alloc_status::client_update;
+use super::lifecycle::{Coordinator, Stage, STAGES};
 use super::state::{PersistedTask, StateDb};
 use super::task_runner::state::rfc3339;
 use super::task_runner::{events, TaskRunner, TaskRunnerHandle, TaskRunnerParams};
@@ -127,6 +132,26 @@ pub struct AllocRunner {
     check_results: super::checks::SharedResults,
     /// Runs the checks while the alloc runs; stopped (kept to be joined) once it stops.
     checks: Option<super::checks::ChecksHook>,
+    /// Which lifecycle stages may start; its gates are what the task runners wait on.
+    coordinator: Coordinator,
+    gates: BTreeMap<Stage, watch::Sender<bool>>,
+    /// How far a group kill has got; `None` before one (or while the group's
+    /// shutdown delay runs, see `kill_at`).
+    kill_stage: Option<KillStage>,
+    /// When a group kill waiting out the group's `shutdown_delay` begins killing tasks.
+    kill_at: Option<Instant>,
+    /// Tasks already told to die by the group kill.
+    killed: BTreeSet<String>,
+}
+
+/// The order of a group kill (Nomad's `killTasks`): the leader, then every other task but
+/// sidecars and poststop tasks, then the sidecars, each stage once the previous is dead.
+/// Poststop tasks are not killed: they run once everything else is dead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KillStage {
+    Leader,
+    Others,
+    Sidecars,
 }
 
 impl AllocRunner {
@@ -138,7 +163,20 @@ impl AllocRunner {
         let alloc_dir = p.alloc_dir.clone();
         let controls = TaskControls::default();
         let check_results = super::checks::SharedResults::default();
+        let coordinator = Coordinator::new(
+            p.alloc
+                .job
+                .as_deref()
+                .and_then(|j| j.lookup_task_group(&p.alloc.task_group))
+                .map(|tg| tg.tasks.as_slice())
+                .unwrap_or_default(),
+        );
         let runner = AllocRunner {
+            coordinator,
+            gates: BTreeMap::new(),
+            kill_stage: None,
+            kill_at: None,
+            killed: BTreeSet::new(),
             check_results: check_results.clone(),
             checks: None,
             controls: controls.clone(),
@@ -174,8 +212,16 @@ impl AllocRunner {
             .as_deref()
             .and_then(|j| j.lookup_task_group(&alloc.task_group))
             .ok_or_else(|| format!("task group {:?} not found in job", alloc.task_group))?;
+        let restored = !self.p.restored.is_empty();
+        for stage in STAGES {
+            self.gates.insert(stage, watch::channel(false).0);
+        }
         for (i, task) in group.tasks.iter().enumerate() {
             let seed = seed_for(&alloc.id, i);
+            let start_gate = self
+                .gates
+                .get(&self.coordinator.stage(&task.name))
+                .map(|g| g.subscribe());
             let handle = TaskRunner::spawn(TaskRunnerParams {
                 alloc: alloc.clone(),
                 task: task.clone(),
@@ -192,6 +238,7 @@ impl AllocRunner {
                     Arc::new(super::task_runner::templates::RpcServiceLookup(rpc))
                         as Arc<dyn super::task_runner::templates::ServiceLookup>
                 }),
+                start_gate,
             });
             self.controls
                 .write()
@@ -199,7 +246,23 @@ impl AllocRunner {
                 .insert(task.name.clone(), handle.control());
             self.tasks.insert(task.name.clone(), handle);
         }
+        if restored {
+            self.coordinator.restore(&self.states());
+        }
         Ok(())
+    }
+
+    /// Moves the coordinator on and opens (or closes) each stage's start gate to match.
+    fn coordinate(&mut self, states: &BTreeMap<String, TaskState>) {
+        self.coordinator.update(states);
+        for (stage, gate) in &self.gates {
+            let allow = self.coordinator.allows(*stage);
+            gate.send_if_modified(|open| std::mem::replace(open, allow) != allow);
+        }
+    }
+
+    fn stage(&self, task: &str) -> Stage {
+        self.coordinator.stage(task)
     }
 
     fn states(&self) -> BTreeMap<String, TaskState> {
@@ -209,40 +272,120 @@ impl AllocRunner {
             .collect()
     }
 
-    /// Kill every live task, first telling them why when a sibling or the leader caused it.
+    /// Tears the group down: every live task but the poststop ones, first telling them why
+    /// when a sibling, the leader or the end of the main tasks caused it; after the group's
+    /// `shutdown_delay` (its services are deregistered at once), in `KillStage` order.
     fn kill_all(&mut self, reason: Option<crate::api::TaskEvent>) {
+        if self.killing {
+            self.advance_kill();
+            return;
+        }
         self.killing = true;
-        for t in self.tasks.values() {
-            if t.state().state != TASK_STATE_DEAD {
+        for (name, t) in &self.tasks {
+            if self.stage(name) != Stage::Poststop && t.state().state != TASK_STATE_DEAD {
                 if let Some(e) = &reason {
                     t.note(e.clone());
                 }
-                t.kill();
             }
         }
+        match self.group_shutdown_delay() {
+            Some(delay) => self.kill_at = Some(Instant::now() + delay),
+            None => {
+                self.kill_stage = Some(KillStage::Leader);
+                self.advance_kill();
+            }
+        }
+        // Deregister the services now, before any delay.
+        let states = self.states();
+        self.send_update(states);
+    }
+
+    /// The group's `shutdown_delay`, unless the stop asked to skip it.
+    fn group_shutdown_delay(&self) -> Option<Duration> {
+        let alloc = &self.p.alloc;
+        let delay = alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .and_then(|tg| tg.shutdown_delay)
+            .filter(|d| *d > 0)?;
+        if alloc.desired_transition.no_shutdown_delay.unwrap_or(false) {
+            return None;
+        }
+        Some(Duration::from_nanos(delay as u64))
+    }
+
+    /// Kills the current stage's live tasks; moves to the next stage once they are dead.
+    fn advance_kill(&mut self) {
+        let Some(mut stage) = self.kill_stage else {
+            return;
+        };
+        loop {
+            let mut live = false;
+            for (name, t) in &self.tasks {
+                let s = self.stage(name);
+                let in_stage = match stage {
+                    KillStage::Leader => t.is_leader(),
+                    KillStage::Others => !t.is_leader() && !s.is_sidecar(),
+                    KillStage::Sidecars => !t.is_leader() && s.is_sidecar(),
+                };
+                if !in_stage || s == Stage::Poststop || t.state().state == TASK_STATE_DEAD {
+                    continue;
+                }
+                live = true;
+                if self.killed.insert(name.clone()) {
+                    t.kill();
+                }
+            }
+            stage = match (live, stage) {
+                (true, _) | (false, KillStage::Sidecars) => break,
+                (false, KillStage::Leader) => KillStage::Others,
+                (false, KillStage::Others) => KillStage::Sidecars,
+            };
+        }
+        self.kill_stage = Some(stage);
+    }
+
+    /// Nomad's `handleTaskStateUpdates`: why the rest of the group must die, if it must.
+    fn kill_reason(&self, states: &BTreeMap<String, TaskState>) -> Option<crate::api::TaskEvent> {
+        let now = now_nanos();
+        let mut reason = None;
+        let (mut live, mut live_main) = (false, false);
+        for (name, t) in &self.tasks {
+            let stage = self.stage(name);
+            let Some(s) = states.get(name) else { continue };
+            if stage == Stage::Poststop {
+                continue;
+            }
+            if s.state != TASK_STATE_DEAD {
+                live = true;
+                live_main |= !stage.is_sidecar();
+            } else if s.failed {
+                // A dead leader takes precedence over a failed sibling.
+                reason.get_or_insert_with(|| events::sibling_failed(now, name));
+            } else if t.is_leader() {
+                reason = Some(events::leader_dead(now));
+            }
+        }
+        if !live {
+            return None;
+        }
+        let has_sidecars = self.tasks.keys().any(|n| self.stage(n).is_sidecar());
+        if reason.is_none() && has_sidecars && !live_main {
+            reason = Some(events::main_dead(now));
+        }
+        reason
     }
 
     fn on_state_change(&mut self) {
         let states = self.states();
+        self.coordinate(&states);
         if !self.killing {
-            let now = now_nanos();
-            let failed = states
-                .iter()
-                .find(|(_, s)| s.state == TASK_STATE_DEAD && s.failed)
-                .map(|(n, _)| n.clone());
-            let leader_dead = self
-                .tasks
-                .values()
-                .any(|t| t.is_leader() && t.state().state == TASK_STATE_DEAD);
-            let any_live = states.values().any(|s| s.state != TASK_STATE_DEAD);
-            if any_live {
-                if let Some(name) = failed {
-                    self.kill_all(Some(events::sibling_failed(now, &name)));
-                } else if leader_dead {
-                    self.kill_all(Some(events::leader_dead(now)));
-                }
+            if let Some(reason) = self.kill_reason(&states) {
+                self.kill_all(Some(reason));
             }
         }
+        self.advance_kill();
         self.send_update(states);
     }
 
@@ -325,6 +468,16 @@ impl AllocRunner {
         states
     }
 
+    /// Client shutdown in dev mode: every task dies now, poststop tasks included.
+    fn kill_everything(&mut self) {
+        self.killing = true;
+        for t in self.tasks.values() {
+            if t.state().state != TASK_STATE_DEAD {
+                t.kill();
+            }
+        }
+    }
+
     async fn run(mut self) {
         if let Err(e) = self.start_tasks() {
             tracing::error!(alloc_id = %self.p.alloc.id, error = %e, "alloc runner failed");
@@ -341,6 +494,11 @@ impl AllocRunner {
         loop {
             tokio::select! {
                 _ = self.state_changed.notified() => self.on_state_change(),
+                _ = tokio::time::sleep_until(self.kill_at.unwrap_or_else(Instant::now)), if self.kill_at.is_some() => {
+                    self.kill_at = None;
+                    self.kill_stage = Some(KillStage::Leader);
+                    self.advance_kill();
+                }
                 cmd = self.cmds.recv() => match cmd {
                     Some(Command::Update(alloc)) => {
                         for t in self.tasks.values() {
@@ -358,7 +516,7 @@ impl AllocRunner {
                     }
                     Some(Command::Stop) => self.kill_all(None),
                     Some(Command::Shutdown { stop_tasks: true }) => {
-                        self.kill_all(None);
+                        self.kill_everything();
                         let states = self.join_tasks().await;
                         self.send_update(states);
                         self.stop_checks().await;

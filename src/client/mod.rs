@@ -18,6 +18,7 @@ pub mod fingerprint;
 pub mod fs;
 pub mod heartbeat;
 pub mod host_stats;
+pub mod lifecycle;
 pub mod node_meta;
 pub mod services;
 pub mod state;

@@ -12,6 +12,9 @@ use super::restarts::REASON_WITHIN_POLICY;
 
 pub const TASK_BUILDING_TASK_DIR: &str = "Building Task Directory";
 pub const TASK_LEADER_DEAD: &str = "Leader Task Dead";
+pub const TASK_MAIN_DEAD: &str = "Main Tasks Dead";
+pub const TASK_WAITING_SHUTDOWN_DELAY: &str = "Waiting for shutdown delay";
+pub const TASK_SKIPPING_SHUTDOWN_DELAY: &str = "Skipping shutdown delay";
 
 fn event(kind: &str, now: i64, display: String) -> TaskEvent {
     let mut e = TaskEvent::new(kind, now);
@@ -170,4 +173,27 @@ pub fn hook_failed(now: i64, msg: &str) -> TaskEvent {
     let mut e = event("Task hook failed", now, msg.to_string());
     e.message = msg.to_string();
     e
+}
+
+/// Killing the sidecars once every other task of the group is dead.
+pub fn main_dead(now: i64) -> TaskEvent {
+    event(TASK_MAIN_DEAD, now, "Main tasks in the group died".into())
+}
+
+pub fn waiting_shutdown_delay(now: i64, delay: std::time::Duration) -> TaskEvent {
+    let d = format_go_nanos(delay.as_nanos() as i64);
+    event(
+        TASK_WAITING_SHUTDOWN_DELAY,
+        now,
+        format!("Waiting for shutdown_delay of {d} before killing the task."),
+    )
+}
+
+pub fn skipping_shutdown_delay(now: i64, delay: std::time::Duration) -> TaskEvent {
+    let d = format_go_nanos(delay.as_nanos() as i64);
+    event(
+        TASK_SKIPPING_SHUTDOWN_DELAY,
+        now,
+        format!("Skipping shutdown_delay of {d} before killing the task."),
+    )
 }

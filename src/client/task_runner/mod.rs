@@ -31,7 +31,7 @@ use crate::api::{
 };
 use crate::drivers::{Driver, DriverError, ExitResult, FsIsolation, TaskConfig, TaskHandle};
 use restarts::RestartTracker;
-use state::{Action, Event, TaskMachine};
+use state::{Action, Event, Phase, ShutdownDelay, TaskMachine};
 
 /// Nomad's default `kill_timeout`.
 pub const DEFAULT_KILL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -87,6 +87,9 @@ pub struct TaskRunnerParams {
     pub restored: Option<PersistedTask>,
     /// Where `nomadService` template lookups go (`None`: no server, e.g. unit tests).
     pub services: Option<Arc<dyn templates::ServiceLookup>>,
+    /// Opens when the task's lifecycle stage may start (the alloc runner's coordinator);
+    /// `None` starts at once.
+    pub start_gate: Option<watch::Receiver<bool>>,
 }
 
 #[derive(Debug)]
@@ -199,8 +202,9 @@ impl TaskRunner {
     pub fn spawn(p: TaskRunnerParams) -> TaskRunnerHandle {
         let policy = restart_policy_for(&p.alloc, &p.task);
         let batch = p.alloc.job.as_deref().is_some_and(|j| j.is_batch());
+        let on_success = crate::client::lifecycle::Stage::of(&p.task).restarts_on_success(batch);
         let now = now_nanos();
-        let tracker = RestartTracker::new(policy, batch, now, p.seed);
+        let tracker = RestartTracker::new(policy, !on_success, now, p.seed);
         let machine = match &p.restored {
             Some(r) => TaskMachine::restore(tracker, r.state.clone()),
             None => TaskMachine::new(tracker, now),
@@ -263,6 +267,38 @@ impl TaskRunner {
             .map(|t| Duration::from_nanos(t as u64))
             .unwrap_or(DEFAULT_KILL_TIMEOUT);
         t.min(self.p.max_kill_timeout)
+    }
+
+    /// The task's `shutdown_delay` for this kill, skipped when the stop asked so.
+    fn shutdown_delay(&self) -> ShutdownDelay {
+        let d = self.p.task.shutdown_delay;
+        if d <= 0 {
+            return ShutdownDelay::None;
+        }
+        let d = Duration::from_nanos(d as u64);
+        let skip = self
+            .p
+            .alloc
+            .desired_transition
+            .no_shutdown_delay
+            .unwrap_or(false);
+        if skip {
+            ShutdownDelay::Skip(d)
+        } else {
+            ShutdownDelay::Wait(d)
+        }
+    }
+
+    async fn stop_driver(&self, signal: &str, timeout: Duration) {
+        if let (Some(h), Some(d)) = (&self.handle, &self.p.driver) {
+            if let Err(e) = d.stop(h, signal, timeout).await {
+                // Force it down so the pending wait resolves and the runner can finish.
+                tracing::warn!(task = %self.p.task.name, error = %e, "stopping task failed; destroying it");
+                if let Err(e) = d.destroy(h, true).await {
+                    tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
+                }
+            }
+        }
     }
 
     fn build_config(&self) -> Result<TaskConfig, String> {
@@ -587,9 +623,11 @@ impl TaskRunner {
         let mut queue = VecDeque::new();
         let mut wait: Option<WaitFuture> = None;
         let mut restart_at: Option<Instant> = None;
-        match self.p.restored.take() {
-            None => self.step(Event::Begin, &mut queue),
-            Some(r) => wait = self.restore(r, &mut queue).await,
+        // A stop that waits out the shutdown delay: when, and with what.
+        let mut stop_at: Option<(Instant, String, Duration)> = None;
+        let mut gate = self.p.start_gate.take();
+        if let Some(r) = self.p.restored.take() {
+            wait = self.restore(r, &mut queue).await;
         }
         loop {
             while let Some(action) = queue.pop_front() {
@@ -599,16 +637,15 @@ impl TaskRunner {
                         wait = w;
                         self.step(event, &mut queue);
                     }
-                    Action::StopDriver { signal, timeout } => {
-                        if let (Some(h), Some(d)) = (&self.handle, &self.p.driver) {
-                            if let Err(e) = d.stop(h, &signal, timeout).await {
-                                // Force it down so the pending wait resolves and the
-                                // runner can finish.
-                                tracing::warn!(task = %self.p.task.name, error = %e, "stopping task failed; destroying it");
-                                if let Err(e) = d.destroy(h, true).await {
-                                    tracing::warn!(task = %self.p.task.name, error = %e, "destroying task failed");
-                                }
-                            }
+                    Action::StopDriver {
+                        signal,
+                        timeout,
+                        after,
+                    } => {
+                        if after.is_zero() {
+                            self.stop_driver(&signal, timeout).await;
+                        } else {
+                            stop_at = Some((Instant::now() + after, signal, timeout));
                         }
                     }
                     Action::ScheduleRestart(delay) => restart_at = Some(Instant::now() + delay),
@@ -626,6 +663,7 @@ impl TaskRunner {
                         let ev = Event::Kill {
                             signal: self.p.task.kill_signal.clone(),
                             kill_timeout: self.kill_timeout(),
+                            delay: self.shutdown_delay(),
                         };
                         self.step(ev, &mut queue);
                     }
@@ -642,6 +680,7 @@ impl TaskRunner {
                             event,
                             signal: self.p.task.kill_signal.clone(),
                             kill_timeout: self.kill_timeout(),
+                            delay: self.shutdown_delay(),
                         };
                         self.step(ev, &mut queue);
                     }
@@ -658,6 +697,7 @@ impl TaskRunner {
                     }
                 } => {
                     wait = None;
+                    stop_at = None;
                     let result = res.unwrap_or_else(|e| ExitResult {
                         exit_code: 0,
                         err: Some(e.to_string()),
@@ -669,6 +709,16 @@ impl TaskRunner {
                 _ = tokio::time::sleep_until(restart_at.unwrap_or_else(Instant::now)), if restart_at.is_some() => {
                     restart_at = None;
                     self.step(Event::RestartDue, &mut queue);
+                }
+                _ = tokio::time::sleep_until(stop_at.as_ref().map_or_else(Instant::now, |s| s.0)), if stop_at.is_some() => {
+                    if let Some((_, signal, timeout)) = stop_at.take() {
+                        self.stop_driver(&signal, timeout).await;
+                    }
+                }
+                open = gate_open(&mut gate), if self.machine.phase == Phase::Pending => {
+                    if open {
+                        self.step(Event::Begin, &mut queue);
+                    }
                 }
             }
         }
@@ -682,11 +732,11 @@ impl TaskRunner {
         r: PersistedTask,
         queue: &mut VecDeque<Action>,
     ) -> Option<WaitFuture> {
-        use state::Phase;
         match self.machine.phase {
             Phase::Dead => queue.push_back(Action::Finish),
             Phase::RestartWait => queue.push_back(Action::ScheduleRestart(Duration::ZERO)),
-            Phase::Pending => self.step(Event::Begin, queue),
+            // Never started: it waits for its lifecycle gate like a new task.
+            Phase::Pending => {}
             Phase::Running | Phase::Starting | Phase::Killing | Phase::Restarting => {
                 let recovered = match (r.handle, self.p.driver.clone()) {
                     (Some(h), Some(d)) => d
@@ -740,5 +790,21 @@ impl TaskRunner {
             self.p.task = task;
         }
         self.p.alloc = alloc;
+    }
+}
+
+/// Resolves once the task's lifecycle stage may start (at once without a gate). A gate
+/// whose alloc runner is gone never opens: the runner is being torn down and the kill or
+/// detach that follows ends the task.
+async fn gate_open(gate: &mut Option<watch::Receiver<bool>>) -> bool {
+    match gate {
+        None => true,
+        Some(g) => {
+            let opened = g.wait_for(|open| *open).await.is_ok();
+            if !opened {
+                std::future::pending::<()>().await;
+            }
+            true
+        }
     }
 }

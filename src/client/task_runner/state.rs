@@ -62,10 +62,12 @@ pub enum Event {
         recoverable: bool,
     },
     RestartDue,
-    /// Stop the task: `kill_timeout` is already capped by the client's max.
+    /// Stop the task: `kill_timeout` is already capped by the client's max; a running task
+    /// waits out its `shutdown_delay` first (after its services are deregistered).
     Kill {
         signal: String,
         kill_timeout: Duration,
+        delay: ShutdownDelay,
     },
     /// Record an event without a transition (e.g. "Sibling Task Failed").
     Note(Box<TaskEvent>),
@@ -80,6 +82,7 @@ pub enum Event {
         event: Box<TaskEvent>,
         signal: String,
         kill_timeout: Duration,
+        delay: ShutdownDelay,
     },
     /// A prestart hook killed the task before it started (template failure, or a kill
     /// while the hook waited): record its event, then Killed, and stay dead.
@@ -92,13 +95,25 @@ pub enum Action {
     Start {
         first: bool,
     },
+    /// Stop the task through the driver, `after` the shutdown delay.
     StopDriver {
         signal: String,
         timeout: Duration,
+        after: Duration,
     },
     ScheduleRestart(Duration),
     /// The task is dead for good; the shell releases the driver handle and exits.
     Finish,
+}
+
+/// The task's `shutdown_delay` as it applies to one kill.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ShutdownDelay {
+    #[default]
+    None,
+    Wait(Duration),
+    /// The stop asked to skip the delay (`-no-shutdown-delay`).
+    Skip(Duration),
 }
 
 #[derive(Debug, Clone)]
@@ -107,7 +122,7 @@ pub struct TaskMachine {
     pub state: TaskState,
     pub tracker: RestartTracker,
     /// A kill that arrived while a start was in flight; applied once it resolves.
-    kill_pending: Option<(String, Duration)>,
+    kill_pending: Option<(String, Duration, ShutdownDelay)>,
     /// The Killing event a `KillWith` asked for, used instead of the plain one.
     kill_event: Option<TaskEvent>,
 }
@@ -239,11 +254,32 @@ impl TaskMachine {
             .unwrap_or_else(|| events::killing(now, timeout.as_nanos() as i64))
     }
 
-    fn begin_kill(&mut self, signal: String, timeout: Duration, now: i64) -> Vec<Action> {
+    fn begin_kill(
+        &mut self,
+        signal: String,
+        timeout: Duration,
+        delay: ShutdownDelay,
+        now: i64,
+    ) -> Vec<Action> {
         let e = self.killing_event(timeout, now);
         self.append(e);
         self.phase = Phase::Killing;
-        vec![Action::StopDriver { signal, timeout }]
+        let after = match delay {
+            ShutdownDelay::None => Duration::ZERO,
+            ShutdownDelay::Wait(d) => {
+                self.append(events::waiting_shutdown_delay(now, d));
+                d
+            }
+            ShutdownDelay::Skip(d) => {
+                self.append(events::skipping_shutdown_delay(now, d));
+                Duration::ZERO
+            }
+        };
+        vec![Action::StopDriver {
+            signal,
+            timeout,
+            after,
+        }]
     }
 
     /// The transition function. Events that make no sense in a phase are ignored (no
@@ -258,6 +294,7 @@ impl TaskMachine {
                     event,
                     signal,
                     kill_timeout,
+                    delay,
                 },
             ) => {
                 self.kill_event = Some(*event);
@@ -265,6 +302,7 @@ impl TaskMachine {
                     Event::Kill {
                         signal,
                         kill_timeout,
+                        delay,
                     },
                     now,
                 )
@@ -295,9 +333,10 @@ impl TaskMachine {
                 Event::Kill {
                     signal,
                     kill_timeout,
+                    delay,
                 },
             ) => {
-                self.kill_pending = Some((signal, kill_timeout));
+                self.kill_pending = Some((signal, kill_timeout, delay));
                 Vec::new()
             }
             (Starting, Event::SetupFailed(err)) => {
@@ -322,7 +361,7 @@ impl TaskMachine {
                 self.set_state(TASK_STATE_RUNNING, now);
                 self.phase = Running;
                 match self.kill_pending.take() {
-                    Some((signal, timeout)) => self.begin_kill(signal, timeout, now),
+                    Some((signal, timeout, delay)) => self.begin_kill(signal, timeout, delay, now),
                     None => Vec::new(),
                 }
             }
@@ -346,8 +385,9 @@ impl TaskMachine {
                 Event::Kill {
                     signal,
                     kill_timeout,
+                    delay,
                 },
-            ) => self.begin_kill(signal, kill_timeout, now),
+            ) => self.begin_kill(signal, kill_timeout, delay, now),
             (Killing, Event::Exited(r)) => {
                 self.append(events::terminated(now, &r));
                 let d = self.tracker.decide(&Outcome::Killed, now);
@@ -364,6 +404,7 @@ impl TaskMachine {
                 vec![Action::StopDriver {
                     signal,
                     timeout: kill_timeout,
+                    after: Duration::ZERO,
                 }]
             }
             (Restarting, Event::Exited(r)) => {
@@ -374,13 +415,15 @@ impl TaskMachine {
                 };
                 self.apply(d, now)
             }
+            // Already being stopped: no second shutdown delay.
             (
                 Restarting,
                 Event::Kill {
                     signal,
                     kill_timeout,
+                    ..
                 },
-            ) => self.begin_kill(signal, kill_timeout, now),
+            ) => self.begin_kill(signal, kill_timeout, ShutdownDelay::None, now),
             (RestartWait, Event::RestartDue) => {
                 self.phase = Starting;
                 vec![Action::Start { first: false }]

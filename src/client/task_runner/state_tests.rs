@@ -26,6 +26,7 @@ fn kill() -> Event {
     Event::Kill {
         signal: "SIGINT".into(),
         kill_timeout: Duration::from_secs(5),
+        delay: ShutdownDelay::None,
     }
 }
 
@@ -123,7 +124,8 @@ fn kill_while_running_emits_killing_terminated_killed() {
         m.next(kill(), 1),
         vec![Action::StopDriver {
             signal: "SIGINT".into(),
-            timeout: Duration::from_secs(5)
+            timeout: Duration::from_secs(5),
+            after: Duration::ZERO,
         }]
     );
     assert_eq!(m.next(kill(), 1), vec![], "a second kill is ignored");
@@ -240,7 +242,8 @@ fn user_restart_stops_and_starts_again_without_using_the_policy() {
         m.next(restart.clone(), 3),
         vec![Action::StopDriver {
             signal: "SIGINT".into(),
-            timeout: Duration::from_secs(5)
+            timeout: Duration::from_secs(5),
+            after: Duration::ZERO,
         }]
     );
     // Only a running task restarts; a second request while stopping is ignored.
@@ -280,4 +283,43 @@ fn kill_during_user_restart_kills() {
     assert_eq!(m.next(exit(130, 2), 5), vec![Action::Finish]);
     assert_eq!(m.state.state, "dead");
     assert_eq!(types(&m).last(), Some(&"Killed"));
+}
+
+#[test]
+fn shutdown_delay_is_waited_after_the_killing_event_unless_skipped() {
+    let delay = Duration::from_secs(3);
+    for (d, after, last) in [
+        (
+            ShutdownDelay::Wait(delay),
+            delay,
+            events::TASK_WAITING_SHUTDOWN_DELAY,
+        ),
+        (
+            ShutdownDelay::Skip(delay),
+            Duration::ZERO,
+            events::TASK_SKIPPING_SHUTDOWN_DELAY,
+        ),
+    ] {
+        let mut m = machine(2, "fail", false);
+        m.next(Event::Begin, 0);
+        m.next(Event::Started, 0);
+        let ev = Event::Kill {
+            signal: "SIGINT".into(),
+            kill_timeout: Duration::from_secs(5),
+            delay: d,
+        };
+        assert_eq!(
+            m.next(ev, 1),
+            vec![Action::StopDriver {
+                signal: "SIGINT".into(),
+                timeout: Duration::from_secs(5),
+                after,
+            }]
+        );
+        let t = types(&m);
+        assert_eq!(&t[t.len() - 2..], &["Killing", last], "{d:?}");
+        m.next(exit(130, 2), 5);
+        assert!(m.is_dead());
+        assert!(!m.state.failed);
+    }
 }

@@ -158,6 +158,7 @@ fn spawn_with(
         state: None,
         restored: None,
         services: services.map(|s| s as Arc<dyn ServiceLookup>),
+        start_gate: None,
     });
     Run {
         handle,

@@ -214,3 +214,80 @@ fn failing_update_auto_reverts_to_the_stable_version() {
         stderr(&out)
     );
 }
+
+fn checked_job(check_path: &str) -> String {
+    format!(
+        r#"job "web" {{
+  datacenters = ["dc*"]
+  group "g" {{
+    count = 2
+    network {{
+      port "http" {{}}
+    }}
+    update {{
+      health_check      = "checks"
+      min_healthy_time  = "1s"
+      healthy_deadline  = "6s"
+      progress_deadline = "8s"
+    }}
+    service {{
+      name     = "web"
+      port     = "http"
+      provider = "nomad"
+      check {{
+        type     = "http"
+        path     = "{check_path}"
+        interval = "500ms"
+        timeout  = "2s"
+      }}
+    }}
+    task "server" {{
+      driver = "raw_exec"
+      config {{
+        command = "python3"
+        args    = ["-m", "http.server", "${{NOMAD_PORT_http}}", "--bind", "${{NOMAD_IP_http}}"]
+      }}
+      resources {{
+        cpu    = 50
+        memory = 64
+      }}
+    }}
+  }}
+}}
+"#
+    )
+}
+
+#[test]
+fn checks_health_waits_for_passing_service_checks() {
+    let agent = Agent::dev();
+    run_job(&agent, &checked_job("/"));
+    let d = wait_deployment(&agent, 0, "deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+    assert_eq!(d["TaskGroups"]["g"]["HealthyAllocs"], 2);
+    let allocs = agent.get("/v1/job/web/allocations");
+    for a in allocs.as_array().expect("allocs") {
+        let full = agent.get(&format!("/v1/allocation/{}", a["ID"].as_str().expect("ID")));
+        assert_eq!(full["DeploymentStatus"]["Healthy"], true, "{full}");
+        assert_eq!(full["DeploymentStatus"]["Canary"], false);
+    }
+
+    // A new version whose check keeps failing never becomes healthy, though its task runs:
+    // the deployment fails (task_states alone would have passed it).
+    run_job(&agent, &checked_job("/missing"));
+    let d = wait_deployment(&agent, 1, "deployment failed", |d| d["Status"] == "failed");
+    assert_eq!(d["TaskGroups"]["g"]["HealthyAllocs"], 0, "{d}");
+    let unhealthy = agent
+        .get("/v1/job/web/allocations")
+        .as_array()
+        .expect("allocs")
+        .iter()
+        .filter(|a| a["JobVersion"] == 1)
+        .map(|a| agent.get(&format!("/v1/allocation/{}", a["ID"].as_str().expect("ID"))))
+        .find(|a| a["DeploymentStatus"]["Healthy"] == false);
+    assert!(
+        unhealthy.is_some(),
+        "an alloc of version 1 reported unhealthy"
+    );
+}

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::alloc_dir::AllocDir;
+use super::alloc_health::{needs_client_health, HealthTracker, Observation};
 use super::alloc_status::client_update;
 use super::lifecycle::{Coordinator, Stage, STAGES};
 use super::state::{PersistedTask, StateDb};
@@ -142,6 +143,10 @@ pub struct AllocRunner {
     kill_at: Option<Instant>,
     /// Tasks already told to die by the group kill.
     killed: BTreeSet<String>,
+    /// Deployment health, when this client decides it (`alloc_health`); with the
+    /// `DeploymentStatus` reported once decided.
+    health: Option<HealthTracker>,
+    health_status: Option<serde_json::Value>,
 }
 
 /// The order of a group kill (Nomad's `killTasks`): the leader, then every other task but
@@ -171,7 +176,10 @@ impl AllocRunner {
                 .map(|tg| tg.tasks.as_slice())
                 .unwrap_or_default(),
         );
+        let health = client_health(&p.alloc);
         let runner = AllocRunner {
+            health,
+            health_status: None,
             coordinator,
             gates: BTreeMap::new(),
             kill_stage: None,
@@ -390,12 +398,10 @@ impl AllocRunner {
     }
 
     fn send_update(&mut self, states: BTreeMap<String, TaskState>) {
-        let update = client_update(
-            &self.p.alloc.id,
-            &self.p.node.id,
-            states,
-            &rfc3339(now_nanos()),
-        );
+        let now = now_nanos();
+        let mut update = client_update(&self.p.alloc.id, &self.p.node.id, states, &rfc3339(now));
+        self.observe_health(&update, now);
+        update.deployment_status = self.health_status.clone();
         self.sync_services(&update);
         self.sync_checks(&update);
         if self.last_sent.as_ref() == Some(&update) {
@@ -403,6 +409,56 @@ impl AllocRunner {
         }
         self.last_sent = Some(update.clone());
         let _ = self.p.updates.send(update);
+    }
+
+    /// Folds the alloc's latest state into its deployment health, when this client decides
+    /// it; records the `DeploymentStatus` to report once there is a verdict.
+    fn observe_health(&mut self, update: &Allocation, now: i64) {
+        let Some(tracker) = self.health.as_mut() else {
+            return;
+        };
+        if tracker.verdict().is_some() {
+            return;
+        }
+        let alloc = &self.p.alloc;
+        let Some(tg) = alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+        else {
+            return;
+        };
+        let checks = self
+            .check_results
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let empty = BTreeMap::new();
+        let verdict = tracker.observe(&Observation {
+            tg,
+            client_status: &update.client_status,
+            states: update.task_states.as_ref().unwrap_or(&empty),
+            checks: &checks,
+            since_created: alloc.create_time,
+            now,
+        });
+        if let Some(healthy) = verdict {
+            self.health_status = Some(
+                crate::api::AllocDeploymentStatus {
+                    canary: alloc.is_canary(),
+                    healthy: Some(healthy),
+                    modify_index: 0,
+                    timestamp: rfc3339(now),
+                }
+                .to_value(),
+            );
+        }
+    }
+
+    /// Whether the deployment health still waits for a verdict (checked on a timer, since
+    /// `min_healthy_time` passing changes nothing the runner would otherwise notice).
+    fn health_pending(&self) -> bool {
+        !self.killing && self.health.as_ref().is_some_and(|h| h.verdict().is_none())
     }
 
     /// Advertise the alloc's services while it runs; withdraw them once it is being stopped
@@ -491,9 +547,12 @@ impl AllocRunner {
         if self.p.alloc.server_terminal() {
             self.kill_all(None);
         }
+        let mut health_tick = tokio::time::interval(HEALTH_TICK);
+        health_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 _ = self.state_changed.notified() => self.on_state_change(),
+                _ = health_tick.tick(), if self.health_pending() => self.on_state_change(),
                 _ = tokio::time::sleep_until(self.kill_at.unwrap_or_else(Instant::now)), if self.kill_at.is_some() => {
                     self.kill_at = None;
                     self.kill_stage = Some(KillStage::Leader);
@@ -503,6 +562,11 @@ impl AllocRunner {
                     Some(Command::Update(alloc)) => {
                         for t in self.tasks.values() {
                             t.update(alloc.clone());
+                        }
+                        if alloc.deployment_id != self.p.alloc.deployment_id {
+                            // An in-place update joined a new deployment: judge afresh.
+                            self.health = client_health(&alloc);
+                            self.health_status = None;
                         }
                         let stop = alloc.server_terminal();
                         self.p.alloc = alloc;
@@ -538,6 +602,15 @@ impl AllocRunner {
             }
         }
     }
+}
+
+/// How often a pending deployment health verdict is re-checked.
+const HEALTH_TICK: Duration = Duration::from_millis(250);
+
+/// A tracker when the alloc is part of a deployment whose health this client decides.
+fn client_health(alloc: &Allocation) -> Option<HealthTracker> {
+    let tg = alloc.job.as_deref()?.lookup_task_group(&alloc.task_group)?;
+    (!alloc.deployment_id.is_empty() && needs_client_health(tg)).then(HealthTracker::default)
 }
 
 /// A per-task seed for restart jitter, stable for a given alloc.

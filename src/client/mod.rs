@@ -6,6 +6,7 @@
 //! all joined by `ClientHandle::shutdown`.
 
 pub mod alloc_dir;
+pub mod alloc_health;
 pub mod alloc_runner;
 pub mod alloc_status;
 pub mod alloc_updates;

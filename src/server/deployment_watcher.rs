@@ -7,8 +7,10 @@
 //! Health follows Nomad's `task_states` check: an alloc is healthy once every task has been
 //! running for `min_healthy_time`, unhealthy if a task failed, the alloc stopped, or it was
 //! not healthy by `healthy_deadline`. Nomad's client makes this call; here the leader makes
-//! it from the task states the client reports (the same inputs), so no client change is
-//! needed. A client-reported `DeploymentStatus.Healthy` is respected as is.
+//! it from the task states the client reports (the same inputs). With `health_check =
+//! "checks"` and Nomad service checks the client judges (`client::alloc_health`: only it
+//! sees the check results) and reports `DeploymentStatus.Healthy`, which is respected as
+//! is; with `manual` the operator does.
 
 use std::time::Duration;
 
@@ -163,6 +165,11 @@ fn parse_nanos(s: &Option<String>) -> Option<i64> {
 pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
     let tg = a.job.as_ref()?.lookup_task_group(&a.task_group)?;
     let u = tg.update.clone().unwrap_or_default();
+    // `checks` with Nomad service checks: the client judges (it runs the checks), and
+    // `manual`: the operator does. Either way an alloc that stopped is unhealthy.
+    if u.health_check == "manual" || crate::client::alloc_health::needs_client_health(tg) {
+        return a.client_terminal().then_some(false);
+    }
     task_states_health(a, tg, u.min_healthy_time, u.healthy_deadline, now)
 }
 

@@ -197,3 +197,39 @@ async fn same_system_job_id_in_two_namespaces_both_land_on_a_new_node() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_node_moved_to_another_pool_loses_the_system_job_of_its_old_pool() {
+    let server = Server::start(ServerConfig {
+        num_schedulers: 2,
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    let rpc = server.rpc();
+    for id in ["n1", "n2"] {
+        rpc.node_register(node(id, 1000, 1000))
+            .await
+            .expect("register node");
+    }
+    job::register(
+        &server,
+        JobRegisterRequest {
+            job: Some(system_job("default", "sys")),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("register job");
+    wait("placed on n1 and n2", || {
+        (on_nodes(&live(&server, "sys")) == ["n1", "n2"]).then_some(())
+    })
+    .await;
+    let mut moved = node("n2", 1000, 1000);
+    moved.node_pool = "batch-pool".to_string();
+    rpc.node_register(moved).await.expect("re-register node");
+    wait("the alloc on the moved node stopped", || {
+        (on_nodes(&live(&server, "sys")) == ["n1"]).then_some(())
+    })
+    .await;
+}

@@ -60,14 +60,15 @@ pub async fn register(server: &Server, mut node: Node) -> Result<NodeUpdateRespo
     if ready {
         server.unblock_evals(&class, resp.index);
         // A node that joins, comes back ready, or changes what system jobs filter on gets
-        // an eval for each system job that may now belong there.
+        // an eval for each system job that may now belong there, and for each job with
+        // allocs on it (one that no longer belongs there is stopped).
         let snap = server.state().snapshot();
         if let Some(stored) = snap.node_by_id(&id) {
             let relevant_change = previous.as_deref().is_none_or(|old| {
                 old.status != NODE_STATUS_READY || placement_inputs_changed(old, &stored)
             });
             let evals = if relevant_change {
-                system_job_evals(&snap, &stored, now)
+                node_change_evals(&snap, &stored, now)
             } else {
                 Vec::new()
             };
@@ -98,7 +99,7 @@ pub async fn update_status(
             node_evals(&snap, node_id, now)
         } else if status == NODE_STATUS_READY {
             // Coming back ready: system jobs may have been registered meanwhile.
-            system_job_evals(&snap, &node, now)
+            node_change_evals(&snap, &node, now)
         } else {
             Vec::new()
         };
@@ -164,6 +165,21 @@ pub fn system_job_evals(snap: &StateSnapshot, node: &Node, now: i64) -> Vec<Eval
             ..Default::default()
         })
         .collect()
+}
+
+/// Nomad's `createNodeEvals` for a node that became ready or changed: the system jobs that
+/// may belong on it and the jobs with live allocs on it, one eval per (namespace, job).
+pub fn node_change_evals(snap: &StateSnapshot, node: &Node, now: i64) -> Vec<Evaluation> {
+    let mut evals = system_job_evals(snap, node, now);
+    for e in node_evals(snap, &node.id, now) {
+        if !evals
+            .iter()
+            .any(|x| x.namespace == e.namespace && x.job_id == e.job_id)
+        {
+            evals.push(e);
+        }
+    }
+    evals
 }
 
 /// One eval per job with live allocs on the node, so the scheduler replaces them (Nomad's
@@ -243,6 +259,30 @@ pub async fn update_alloc(
                     modify_time: now,
                     ..Default::default()
                 });
+            }
+        }
+        // A deployment health verdict from the client moves the deployment on: the
+        // scheduler places the next batch (Nomad's deployment watcher reacts the same way).
+        let reported = crate::api::AllocDeploymentStatus::of(&u).and_then(|s| s.healthy);
+        if reported.is_some()
+            && existing.deployment_healthy().is_none()
+            && !existing.deployment_id.is_empty()
+            && !evals
+                .iter()
+                .any(|e| e.job_id == existing.job_id && e.namespace == existing.namespace)
+        {
+            let running = snap
+                .deployment_by_id(&existing.deployment_id)
+                .is_some_and(|d| d.status == crate::api::DEPLOYMENT_STATUS_RUNNING);
+            if let (true, Some(job)) = (
+                running,
+                snap.job_by_id(&existing.namespace, &existing.job_id),
+            ) {
+                evals.push(super::deployment::deployment_eval(
+                    &job,
+                    &existing.deployment_id,
+                    now,
+                ));
             }
         }
         allocs.push(Allocation {

@@ -286,8 +286,16 @@ impl StateSnapshot {
         if update.network_status.is_some() {
             alloc.network_status = update.network_status.clone();
         }
-        if update.deployment_status.is_some() {
-            alloc.deployment_status = update.deployment_status.clone();
+        if let Some(reported) = crate::api::AllocDeploymentStatus::of(update) {
+            // The client owns the health verdict; whether the alloc is a canary is the
+            // scheduler's.
+            let mut status = crate::api::AllocDeploymentStatus::of(&alloc).unwrap_or_default();
+            if reported.healthy.is_some() && status.healthy.is_none() {
+                status.healthy = reported.healthy;
+                status.timestamp = reported.timestamp;
+                status.modify_index = index;
+                alloc.deployment_status = Some(status.to_value());
+            }
         }
         alloc.modify_index = index;
         alloc.modify_time = time;

@@ -24,6 +24,7 @@ struct FakeServer {
     heartbeats: AtomicU64,
     forget_node_once: AtomicBool,
     ttl: Mutex<Duration>,
+    last_node: Mutex<Option<Node>>,
 }
 
 impl FakeServer {
@@ -64,8 +65,9 @@ impl FakeServer {
 
 #[async_trait]
 impl ServerRpc for FakeServer {
-    async fn node_register(&self, _node: Node) -> Result<NodeUpdateResponse, RpcError> {
+    async fn node_register(&self, node: Node) -> Result<NodeUpdateResponse, RpcError> {
         self.registrations.fetch_add(1, Ordering::SeqCst);
+        *self.last_node.lock().unwrap() = Some(node);
         Ok(NodeUpdateResponse {
             heartbeat_ttl: *self.ttl.lock().unwrap(),
             index: 1,
@@ -590,4 +592,51 @@ async fn a_restarted_client_reattaches_to_running_tasks_and_stops_them_when_told
         .await
     );
     client.shutdown(true).await;
+}
+
+#[tokio::test]
+async fn a_driver_whose_health_changes_reregisters_the_node() {
+    use crate::api::DriverInfo;
+    let server = FakeServer::new(Duration::from_secs(10));
+    let tmp = tempfile::tempdir().unwrap();
+    let info = |healthy: bool, version: &str| DriverInfo {
+        detected: healthy,
+        healthy,
+        attributes: BTreeMap::from([("driver.docker.version".to_string(), version.to_string())]),
+        update_time: format!("t-{version}"),
+        ..Default::default()
+    };
+    let mut node = Node {
+        id: "n1".into(),
+        ..Default::default()
+    };
+    node.drivers = BTreeMap::from([("docker".to_string(), info(false, ""))]);
+    let (meta, _) =
+        super::node_meta::NodeMeta::load(tmp.path().to_path_buf(), node, server.clone());
+
+    // Same health, a new timestamp only: nothing to report.
+    let same = BTreeMap::from([("docker".to_string(), {
+        let mut i = info(false, "");
+        i.update_time = "later".into();
+        i
+    })]);
+    assert!(!meta.update_drivers(same).await.unwrap());
+    assert_eq!(server.registrations.load(Ordering::SeqCst), 0);
+
+    // The daemon came up: the node is registered with the driver and its attributes.
+    let up = BTreeMap::from([("docker".to_string(), info(true, "20.10"))]);
+    assert!(meta.update_drivers(up).await.unwrap());
+    let registered = server.last_node.lock().unwrap().clone().unwrap();
+    assert!(registered.drivers["docker"].healthy);
+    assert_eq!(registered.attributes["driver.docker"], "1");
+    assert_eq!(registered.attributes["driver.docker.version"], "20.10");
+    assert_eq!(meta.current().attributes["driver.docker"], "1");
+
+    // And went away again: its attributes go with it.
+    let down = BTreeMap::from([("docker".to_string(), info(false, ""))]);
+    assert!(meta.update_drivers(down).await.unwrap());
+    let registered = server.last_node.lock().unwrap().clone().unwrap();
+    assert!(!registered.attributes.contains_key("driver.docker"));
+    assert!(!registered.attributes.contains_key("driver.docker.version"));
+    assert_eq!(server.registrations.load(Ordering::SeqCst), 2);
 }

@@ -63,6 +63,8 @@ pub struct ClientConfig {
     /// Caps any task's `kill_timeout` (Nomad's `max_kill_timeout`, default 30s).
     pub max_kill_timeout: Duration,
     /// How long alloc status changes are coalesced before `Node.UpdateAlloc`.
+    /// How often drivers are fingerprinted again after the start (Nomad: 30 s).
+    pub driver_fingerprint_interval: Duration,
     pub alloc_update_interval: Duration,
     /// The blocking-query wait for `Node.GetClientAllocs`.
     pub alloc_watch_timeout: Duration,
@@ -107,6 +109,7 @@ impl ClientConfig {
             max_dynamic_port: 32000,
             max_kill_timeout: Duration::from_secs(30),
             alloc_update_interval: Duration::from_millis(200),
+            driver_fingerprint_interval: Duration::from_secs(30),
             alloc_watch_timeout: Duration::from_secs(300),
             host_volumes: BTreeMap::new(),
         }

@@ -152,8 +152,14 @@ async fn run(p: Parts) {
     };
     let heartbeats = tokio::spawn(heartbeat::run(
         rpc.clone(),
-        meta,
+        meta.clone(),
         reg.heartbeat_ttl,
+        shutdown.clone(),
+    ));
+    let driver_health = tokio::spawn(watch_drivers(
+        drivers.clone(),
+        meta,
+        cfg.driver_fingerprint_interval,
         shutdown.clone(),
     ));
     let (tx, rx) = mpsc::unbounded_channel();
@@ -187,6 +193,32 @@ async fn run(p: Parts) {
     updater_stop.cancel();
     let _ = updater.await;
     let _ = heartbeats.await;
+    let _ = driver_health.await;
+}
+
+/// Fingerprints the drivers again every `every` (Nomad's driver manager does so on each
+/// driver's own period) and re-registers the node when one's health or attributes changed.
+async fn watch_drivers(
+    drivers: DriverRegistry,
+    meta: Arc<node_meta::NodeMeta>,
+    every: std::time::Duration,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let infos = fingerprint::fingerprint_drivers(&drivers).await;
+        match meta.update_drivers(infos).await {
+            Ok(true) => tracing::info!("driver health changed; node re-registered"),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "failed to report new driver health"),
+        }
+    }
 }
 
 impl ClientHandle {

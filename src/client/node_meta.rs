@@ -134,6 +134,30 @@ impl NodeMeta {
         Ok(self.read())
     }
 
+    /// Takes a new fingerprint of the drivers: when a driver's health or attributes
+    /// changed, the node is re-registered with them (so the scheduler sees a docker daemon
+    /// that came up or went away). Returns whether it changed.
+    pub async fn update_drivers(
+        &self,
+        drivers: BTreeMap<String, crate::api::DriverInfo>,
+    ) -> Result<bool, NodeMetaError> {
+        let node = {
+            let mut st = self.lock();
+            if !super::fingerprint::drivers_changed(&st.node.drivers, &drivers) {
+                return Ok(false);
+            }
+            let mut node = (*st.node).clone();
+            super::fingerprint::apply_driver_attributes(&mut node.attributes, &drivers);
+            node.drivers = drivers;
+            node.computed_class = computed_class(&node);
+            node.status = NODE_STATUS_READY.to_string();
+            st.node = Arc::new(node.clone());
+            node
+        };
+        self.rpc.node_register(node).await?;
+        Ok(true)
+    }
+
     fn persist(&self, dynamic: &DynamicMeta) -> Result<(), NodeMetaError> {
         let err = |source| NodeMetaError::Persist {
             path: self.path.display().to_string(),

@@ -184,6 +184,57 @@ pub fn computed_class(node: &Node) -> String {
     format!("v1:{h}")
 }
 
+/// Every driver's fingerprint as the node reports it (`Node.Drivers`).
+pub async fn fingerprint_drivers(drivers: &DriverRegistry) -> BTreeMap<String, DriverInfo> {
+    let update_time = super::task_runner::state::rfc3339(crate::api::now_nanos());
+    let mut infos = BTreeMap::new();
+    for (name, driver) in drivers.iter() {
+        let fp = driver.fingerprint().await;
+        infos.insert(
+            name.to_string(),
+            DriverInfo {
+                attributes: fp.attributes,
+                detected: fp.health != HealthState::Undetected,
+                health_description: fp.health_description,
+                healthy: fp.health == HealthState::Healthy,
+                update_time: update_time.clone(),
+            },
+        );
+    }
+    infos
+}
+
+/// Puts the healthy drivers' attributes (`driver.<name>` = 1 and what each reports) in
+/// the node attributes, replacing whatever driver attributes were there.
+pub fn apply_driver_attributes(
+    attrs: &mut BTreeMap<String, String>,
+    infos: &BTreeMap<String, DriverInfo>,
+) {
+    attrs.retain(|k, _| !k.starts_with("driver."));
+    for (name, info) in infos.iter().filter(|(_, i)| i.healthy) {
+        let own = format!("driver.{name}");
+        attrs.insert(own.clone(), "1".to_string());
+        for (k, v) in info.attributes.iter().filter(|(k, _)| **k != own) {
+            attrs.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Whether two fingerprints of the drivers differ in anything but when they were taken.
+pub fn drivers_changed(
+    old: &BTreeMap<String, DriverInfo>,
+    new: &BTreeMap<String, DriverInfo>,
+) -> bool {
+    old.len() != new.len()
+        || old.iter().zip(new).any(|((an, a), (bn, b))| {
+            an != bn
+                || a.healthy != b.healthy
+                || a.detected != b.detected
+                || a.health_description != b.health_description
+                || a.attributes != b.attributes
+        })
+}
+
 /// The node as the client registers it, fingerprinted once.
 pub async fn fingerprint(
     cfg: &ClientConfig,
@@ -277,30 +328,8 @@ pub async fn fingerprint(
     put("nomad.revision", format!("nomad-rs {}", crate::VERSION));
     put("nomad.service_discovery", "true".to_string());
 
-    let update_time = super::task_runner::state::rfc3339(crate::api::now_nanos());
-    let mut driver_infos = BTreeMap::new();
-    for (name, driver) in drivers.iter() {
-        let fp = driver.fingerprint().await;
-        let healthy = fp.health == HealthState::Healthy;
-        if healthy {
-            attrs.insert(format!("driver.{name}"), "1".to_string());
-            for (k, v) in &fp.attributes {
-                if *k != format!("driver.{name}") {
-                    attrs.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        driver_infos.insert(
-            name.to_string(),
-            DriverInfo {
-                attributes: fp.attributes,
-                detected: fp.health != HealthState::Undetected,
-                health_description: fp.health_description,
-                healthy,
-                update_time: update_time.clone(),
-            },
-        );
-    }
+    let driver_infos = fingerprint_drivers(drivers).await;
+    apply_driver_attributes(&mut attrs, &driver_infos);
 
     let mut meta = cfg.meta.clone();
     for (k, v) in DEFAULT_META {

@@ -359,7 +359,7 @@ fn job_escapes(job: &Job) -> bool {
 /// Nomad's `genericAllocUpdateFn`: destructive when tasks changed or the alloc's node can no
 /// longer take the new group; otherwise an in-place copy on the same node.
 #[allow(clippy::too_many_arguments)]
-fn update_decision(
+pub(super) fn update_decision(
     existing: &Allocation,
     new_job: &Arc<Job>,
     tg: &TaskGroup,

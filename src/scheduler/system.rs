@@ -6,7 +6,9 @@
 //!   stops; on a draining node it otherwise stays (system allocs move last); on a node outside the pool/datacenters, or one whose attributes no longer meet
 //!   the constraints, it is not needed (stops); on a ready-but-ineligible node it is kept
 //!   unless the job changed;
-//! - a live alloc of an older job version is replaced on the same node (destructive);
+//! - a live alloc of an older job version is updated in place when only non-destructive
+//!   fields changed and its node still fits the new version (same alloc ID, the task keeps
+//!   running), otherwise replaced on the same node (destructive);
 //! - a node without a live alloc gets one, except that sysbatch leaves a node alone once an
 //!   alloc of this job version finished there (ran to completion once per node).
 //!
@@ -37,7 +39,8 @@ use super::plan_ctx::PlanCtx;
 use super::propertyset::DistinctProperties;
 use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
 use super::reconcile::{
-    STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED, STATUS_ALLOC_UPDATING,
+    UpdateDecision, STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED,
+    STATUS_ALLOC_UPDATING,
 };
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
@@ -210,6 +213,27 @@ impl SystemRun<'_> {
         let mut filtered: BTreeMap<String, AllocMetric> = BTreeMap::new();
         let mut elig = Eligibility::default();
         let sched_config = self.state.scheduler_config();
+        // Updates that need no new task are made in place (Nomad's inplaceUpdate).
+        let mut destructive = Vec::new();
+        for prev in replace {
+            let Some(tg) = job.lookup_task_group(&prev.task_group) else {
+                continue;
+            };
+            match super::generic::update_decision(
+                prev,
+                job,
+                tg,
+                self.eval,
+                self.state,
+                pctx,
+                rng,
+                &mut elig,
+                (self.ctx.now, RankConfig::from_config(&sched_config)),
+            ) {
+                UpdateDecision::InPlace(updated) => pctx.place(*updated),
+                UpdateDecision::Destructive | UpdateDecision::Ignore => destructive.push(prev),
+            }
+        }
         // The system stack always may evict when preemption is on for its type.
         let opts = SelectOptions {
             config: RankConfig::from_config(&sched_config),
@@ -284,7 +308,7 @@ impl SystemRun<'_> {
             }
         };
 
-        for prev in replace {
+        for prev in destructive {
             let (Some(node), Some(tg)) = (
                 eligible.iter().find(|n| n.id == prev.node_id),
                 job.lookup_task_group(&prev.task_group),

@@ -143,6 +143,7 @@ fn job_update_replaces_on_the_same_node() {
     let mut j = sys_job(JOB_TYPE_SYSTEM);
     let old = Arc::new(j.clone());
     j.job_modify_index = 20;
+    j.task_groups[0].tasks[0].env = Some([("V".to_string(), "2".to_string())].into());
     let r = run(&j, vec![node("n1")], vec![alloc(&old, 0, "n1")]);
     assert_eq!(placed_nodes(&r), vec!["n1"]);
     assert_eq!(stops(&r), vec![("n1".into(), STATUS_ALLOC_UPDATING.into())]);
@@ -231,4 +232,23 @@ fn entry_dispatches_service_to_generic() {
     let r = run(&j, vec![node("n1"), node("n2")], vec![]);
     assert_eq!(placed_nodes(&r).len(), 1);
     assert_eq!(NODE_ELIGIBLE, "eligible");
+}
+
+#[test]
+fn a_non_destructive_job_update_is_made_in_place() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    let old = Arc::new(j.clone());
+    j.job_modify_index = 20;
+    // kill_timeout is read on the next stop: no new task needed.
+    j.task_groups[0].tasks[0].kill_timeout = Some(30 * crate::api::SECOND);
+    let existing = alloc(&old, 0, "n1");
+    let r = run(&j, vec![node("n1")], vec![existing.clone()]);
+    assert!(stops(&r).is_empty(), "nothing is stopped: {:?}", stops(&r));
+    let updated: Vec<_> = r.plan.node_allocation.values().flatten().collect();
+    assert_eq!(updated.len(), 1);
+    assert_eq!(updated[0].id, existing.id, "same alloc, updated in place");
+    assert_eq!(
+        updated[0].job.as_ref().map(|j| j.job_modify_index),
+        Some(20)
+    );
 }

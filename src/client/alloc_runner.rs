@@ -54,6 +54,9 @@ enum Command {
     Shutdown {
         stop_tasks: bool,
     },
+    /// `nomad alloc restart -all-tasks`: every task runs again, dead ones included, in
+    /// lifecycle order.
+    RestartAll,
 }
 
 pub struct AllocRunnerHandle {
@@ -77,6 +80,12 @@ impl AllocRunnerHandle {
             alloc_dir: self.alloc_dir.root.clone(),
             tasks: self.controls.clone(),
             checks: self.checks.clone(),
+            restart_all: Arc::new({
+                let cmds = self.cmds.clone();
+                move || {
+                    let _ = cmds.send(Command::RestartAll);
+                }
+            }),
         }
     }
 
@@ -225,39 +234,97 @@ impl AllocRunner {
             self.gates.insert(stage, watch::channel(false).0);
         }
         for (i, task) in group.tasks.iter().enumerate() {
-            let seed = seed_for(&alloc.id, i);
-            let start_gate = self
-                .gates
-                .get(&self.coordinator.stage(&task.name))
-                .map(|g| g.subscribe());
-            let handle = TaskRunner::spawn(TaskRunnerParams {
-                alloc: alloc.clone(),
-                task: task.clone(),
-                node: self.p.node.clone(),
-                region: self.p.region.clone(),
-                alloc_dir: self.p.alloc_dir.clone(),
-                driver: self.p.drivers.get(&task.driver),
-                max_kill_timeout: self.p.max_kill_timeout,
-                state_changed: self.state_changed.clone(),
-                seed,
-                state: self.p.state.clone(),
-                restored: self.p.restored.remove(&task.name),
-                services: self.p.rpc.clone().map(|rpc| {
-                    Arc::new(super::task_runner::templates::RpcServiceLookup(rpc))
-                        as Arc<dyn super::task_runner::templates::ServiceLookup>
-                }),
-                start_gate,
-            });
-            self.controls
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(task.name.clone(), handle.control());
-            self.tasks.insert(task.name.clone(), handle);
+            let restored = self.p.restored.remove(&task.name);
+            self.spawn_task(i, task, restored);
         }
         if restored {
             self.coordinator.restore(&self.states());
         }
         Ok(())
+    }
+
+    /// Starts the runner of one task (the `index`-th of its group), re-attaching to it when
+    /// it is restored.
+    fn spawn_task(
+        &mut self,
+        index: usize,
+        task: &crate::api::Task,
+        restored: Option<PersistedTask>,
+    ) {
+        let alloc = self.p.alloc.clone();
+        let start_gate = self
+            .gates
+            .get(&self.coordinator.stage(&task.name))
+            .map(|g| g.subscribe());
+        let handle = TaskRunner::spawn(TaskRunnerParams {
+            alloc: alloc.clone(),
+            task: task.clone(),
+            node: self.p.node.clone(),
+            region: self.p.region.clone(),
+            alloc_dir: self.p.alloc_dir.clone(),
+            driver: self.p.drivers.get(&task.driver),
+            max_kill_timeout: self.p.max_kill_timeout,
+            state_changed: self.state_changed.clone(),
+            seed: seed_for(&alloc.id, index),
+            state: self.p.state.clone(),
+            restored,
+            services: self.p.rpc.clone().map(|rpc| {
+                Arc::new(super::task_runner::templates::RpcServiceLookup(rpc))
+                    as Arc<dyn super::task_runner::templates::ServiceLookup>
+            }),
+            start_gate,
+        });
+        self.controls
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(task.name.clone(), handle.control());
+        self.tasks.insert(task.name.clone(), handle);
+    }
+
+    /// Nomad's `RestartAll`: the coordinator starts over, running tasks are restarted and
+    /// dead ones run again, each waiting for its lifecycle stage as at the alloc's start.
+    fn restart_all(&mut self) {
+        if self.killing || self.p.alloc.server_terminal() {
+            return;
+        }
+        let reason = "User requested all tasks to restart";
+        let alloc = self.p.alloc.clone();
+        let Some(group) = alloc
+            .job
+            .as_deref()
+            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+        else {
+            return;
+        };
+        self.coordinator.restart();
+        for (i, task) in group.tasks.iter().enumerate() {
+            let Some(t) = self.tasks.get(&task.name) else {
+                continue;
+            };
+            let mut state = t.state();
+            if state.state == TASK_STATE_DEAD {
+                // Its runner has finished: a new one picks the task up where it left off.
+                state.state = crate::api::TASK_STATE_PENDING.to_string();
+                state.failed = false;
+                state.finished_at = None;
+                state.events.push(super::control::restart_signaled(reason));
+                if state.events.len() > super::task_runner::state::MAX_EVENTS {
+                    state.events.remove(0);
+                }
+                self.spawn_task(
+                    i,
+                    task,
+                    Some(PersistedTask {
+                        state,
+                        handle: None,
+                    }),
+                );
+            } else {
+                t.note(super::control::restart_signaled(reason));
+                t.restart();
+            }
+        }
+        self.on_state_change();
     }
 
     /// Moves the coordinator on and opens (or closes) each stage's start gate to match.
@@ -579,6 +646,7 @@ impl AllocRunner {
                         }
                     }
                     Some(Command::Stop) => self.kill_all(None),
+                    Some(Command::RestartAll) => self.restart_all(),
                     Some(Command::Shutdown { stop_tasks: true }) => {
                         self.kill_everything();
                         let states = self.join_tasks().await;

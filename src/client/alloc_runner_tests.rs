@@ -431,3 +431,74 @@ async fn no_shutdown_delay_skips_both_delays() {
     assert_eq!(kinds(&s, "t")[4], "Skipping shutdown delay");
     h.handle.shutdown(false).await;
 }
+
+#[tokio::test]
+async fn restart_all_tasks_runs_the_prestart_task_again_before_main() {
+    let mut h = spawn(alloc_with(
+        vec![
+            with_hook(
+                mock_task("init", json!({ "run_for": "20ms" })),
+                "prestart",
+                false,
+            ),
+            mock_task("main", json!({ "run_for": "1h" })),
+        ],
+        0,
+        "service",
+    ));
+    let started = |u: &Allocation, task: &str| {
+        u.task_states.as_ref().map_or(0, |s| {
+            s[task]
+                .events
+                .iter()
+                .filter(|e| e.r#type == "Started")
+                .count()
+        })
+    };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let u = h.rx.recv().await.expect("runner");
+            if started(&u, "main") == 1 && u.task_states.as_ref().unwrap()["init"].state == "dead" {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("main running after init");
+    h.handle.control().restart("", true).expect("restart all");
+    let u = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let u = h.rx.recv().await.expect("runner");
+            if started(&u, "main") == 2 && u.client_status == "running" {
+                return u;
+            }
+        }
+    })
+    .await
+    .expect("main started again");
+    let s = u.task_states.unwrap();
+    assert_eq!(
+        started(
+            &Allocation {
+                task_states: Some(s.clone()),
+                ..Default::default()
+            },
+            "init"
+        ),
+        2
+    );
+    let second = |task: &str, kind: &str| {
+        s[task]
+            .events
+            .iter()
+            .filter(|e| e.r#type == kind)
+            .nth(1)
+            .map(|e| e.time)
+            .unwrap_or_else(|| panic!("{task}: no second {kind}: {:?}", s[task].events))
+    };
+    assert!(second("main", "Started") >= second("init", "Terminated"));
+    let init_kinds = kinds(&s, "init");
+    assert!(init_kinds.contains(&"Restart Signaled"), "{init_kinds:?}");
+    assert!(!s["init"].failed && !s["main"].failed);
+    h.handle.shutdown(false).await;
+}

@@ -114,6 +114,9 @@ pub struct AllocControl {
     pub tasks: Arc<RwLock<BTreeMap<String, TaskControl>>>,
     /// Latest result per Nomad service check (empty once the alloc stopped).
     pub checks: super::checks::SharedResults,
+    /// Restart every task, dead ones included, in lifecycle order (the alloc runner's
+    /// `RestartAll`).
+    pub restart_all: Arc<dyn Fn() + Send + Sync>,
 }
 
 /// The client's live allocs, by ID.
@@ -171,13 +174,12 @@ impl AllocControl {
             (t.restart)();
             return Ok(());
         }
-        let reason = if all_tasks {
-            "User requested all tasks to restart"
-        } else {
-            "User requested running tasks to restart"
-        };
+        if all_tasks {
+            (self.restart_all)();
+            return Ok(());
+        }
         for t in self.tasks().values().filter(|t| t.is_running()) {
-            (t.note)(restart_signaled(reason));
+            (t.note)(restart_signaled("User requested running tasks to restart"));
             (t.restart)();
         }
         Ok(())

@@ -140,6 +140,12 @@ impl Coordinator {
         self.update(states);
     }
 
+    /// For `alloc restart -all-tasks`: every task runs again, so every stage waits until
+    /// all tasks are pending again (Nomad's `Coordinator.Restart`).
+    pub fn restart(&mut self) {
+        self.phase = Phase::Init;
+    }
+
     pub fn phase(&self) -> Phase {
         self.phase
     }

@@ -145,6 +145,11 @@ impl TaskRunnerHandle {
         let _ = self.cmds.send(Command::Detach);
     }
 
+    /// A user restart (no-op unless the task runs).
+    pub fn restart(&self) {
+        let _ = self.cmds.send(Command::Restart);
+    }
+
     /// What the client's interactive endpoints need of this task.
     pub fn control(&self) -> super::control::TaskControl {
         let cmds = self.cmds.clone();
@@ -625,7 +630,7 @@ impl TaskRunner {
         let mut restart_at: Option<Instant> = None;
         // A stop that waits out the shutdown delay: when, and with what.
         let mut stop_at: Option<(Instant, String, Duration)> = None;
-        let mut gate = self.p.start_gate.take();
+        let gate = self.p.start_gate.take();
         if let Some(r) = self.p.restored.take() {
             wait = self.restore(r, &mut queue).await;
         }
@@ -706,7 +711,12 @@ impl TaskRunner {
                     self.release_handle().await;
                     self.step(Event::Exited(result), &mut queue);
                 }
-                _ = tokio::time::sleep_until(restart_at.unwrap_or_else(Instant::now)), if restart_at.is_some() => {
+                // A restart also waits for its lifecycle stage (after `alloc restart
+                // -all-tasks` the prestart tasks run again first).
+                _ = async {
+                    tokio::time::sleep_until(restart_at.unwrap_or_else(Instant::now)).await;
+                    gate_open(gate.clone()).await
+                }, if restart_at.is_some() => {
                     restart_at = None;
                     self.step(Event::RestartDue, &mut queue);
                 }
@@ -715,7 +725,7 @@ impl TaskRunner {
                         self.stop_driver(&signal, timeout).await;
                     }
                 }
-                open = gate_open(&mut gate), if self.machine.phase == Phase::Pending => {
+                open = gate_open(gate.clone()), if self.machine.phase == Phase::Pending => {
                     if open {
                         self.step(Event::Begin, &mut queue);
                     }
@@ -796,10 +806,10 @@ impl TaskRunner {
 /// Resolves once the task's lifecycle stage may start (at once without a gate). A gate
 /// whose alloc runner is gone never opens: the runner is being torn down and the kill or
 /// detach that follows ends the task.
-async fn gate_open(gate: &mut Option<watch::Receiver<bool>>) -> bool {
+async fn gate_open(gate: Option<watch::Receiver<bool>>) -> bool {
     match gate {
         None => true,
-        Some(g) => {
+        Some(mut g) => {
             let opened = g.wait_for(|open| *open).await.is_ok();
             if !opened {
                 std::future::pending::<()>().await;

@@ -80,6 +80,27 @@ pub(super) fn task_user(cfg: &TaskConfig, plugin: &ExecPluginConfig) -> Result<U
     lookup_user(name, plugin)
 }
 
+/// The task's secrets dir (0700, made by the client as root) becomes the task user's, so a
+/// task running as `nobody` can read and write its secrets while other users still cannot
+/// (Nomad mounts a tmpfs there for the same purpose).
+fn give_secrets_to(cfg: &TaskConfig, user: &User) -> Result<(), DriverError> {
+    let secrets = cfg.task_dir.join("secrets");
+    if !secrets.is_dir() || !nix::unistd::geteuid().is_root() {
+        return Ok(());
+    }
+    nix::unistd::chown(
+        &secrets,
+        Some(nix::unistd::Uid::from_raw(user.uid)),
+        Some(nix::unistd::Gid::from_raw(user.gid)),
+    )
+    .map_err(|e| {
+        failed(format!(
+            "failed to hand {} to the task user: {e}",
+            secrets.display()
+        ))
+    })
+}
+
 /// Maps a path inside the chroot to the host file that will be there.
 fn host_path(cfg: &TaskConfig, mounts: &[BindMount], inside: &Path) -> PathBuf {
     for m in mounts {
@@ -175,6 +196,7 @@ pub(super) fn launch_spec(
 ) -> Result<(LaunchSpec, Cgroup), DriverError> {
     let task = ExecTaskConfig::parse(cfg)?;
     let user = task_user(cfg, plugin)?;
+    give_secrets_to(cfg, &user)?;
     let caps = calculate_caps(&plugin.allow_caps, &task.cap_add, &task.cap_drop)?;
     for m in &cfg.mounts {
         if !m.host_path.exists() {

@@ -46,7 +46,7 @@ async fn task_runs_as_nobody_as_pid_1_inside_the_chroot() {
     let script = format!(
         "echo pid=$$; id -un; test -e /root && echo root-visible; \
          test -e {} && echo host-visible; ls /proc | grep -c '^[0-9]' ; \
-         test -d /alloc/logs && test -d /local && test -d /secrets && echo dirs-ok; \
+         test -d /alloc/logs && test -d /local && echo s > /secrets/key && test -r /secrets/key && echo dirs-ok; \
          echo $NOMAD_TASK_DIR; touch /bin/x 2>/dev/null || echo bin-ro",
         marker.display()
     );

@@ -291,3 +291,83 @@ fn checks_health_waits_for_passing_service_checks() {
         "an alloc of version 1 reported unhealthy"
     );
 }
+
+const ROLLING: &str = r#"      max_parallel      = 1
+      min_healthy_time  = "1s"
+      healthy_deadline  = "30s"
+      progress_deadline = "60s""#;
+
+#[test]
+fn pause_holds_a_rolling_update_resume_continues_and_fail_stops_it() {
+    let agent = Agent::dev();
+    run_job(&agent, &job_hcl("1h", 0, ROLLING));
+    wait_deployment(&agent, 0, "first deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+
+    run_job(&agent, &job_hcl("2h", 0, ROLLING));
+    let d = wait_deployment(&agent, 1, "the rolling update started", |d| {
+        d["Status"] == "running" && d["TaskGroups"]["g"]["PlacedAllocs"] == 1
+    });
+    let id = d["ID"].as_str().expect("ID").to_string();
+    let out = agent.nomad(&["deployment", "pause", &id]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out).trim(), format!("Deployment \"{id}\" paused"));
+    let paused = agent.get(&format!("/v1/deployment/{id}"));
+    assert_eq!(paused["Status"], "paused");
+    assert_eq!(paused["StatusDescription"], "Deployment is paused");
+    // Paused: the first new alloc becomes healthy, but no second one is placed.
+    wait_until(
+        Duration::from_secs(30),
+        "the first new alloc healthy",
+        || {
+            let d = agent.get(&format!("/v1/deployment/{id}"));
+            (d["TaskGroups"]["g"]["HealthyAllocs"] == 1).then_some(())
+        },
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let d = agent.get(&format!("/v1/deployment/{id}"));
+    assert_eq!(d["TaskGroups"]["g"]["PlacedAllocs"], 1, "{d}");
+    assert_eq!(running_at(&agent, 0), 1);
+
+    let out = agent.nomad(&["deployment", "resume", &id]);
+    assert_exit(&out, 0);
+    // Without -detach the CLI then monitors the eval it created, as Nomad's does.
+    let resumed = stdout(&out);
+    assert!(
+        resumed.starts_with(&format!("Deployment \"{id}\" resumed")),
+        "{resumed}"
+    );
+    assert!(resumed.contains("Monitoring evaluation"), "{resumed}");
+    wait_deployment(&agent, 1, "resumed deployment successful", |d| {
+        d["Status"] == "successful"
+    });
+    assert_eq!(running_at(&agent, 1), 2);
+
+    // A third version, failed by hand mid-way: it stops rolling.
+    run_job(&agent, &job_hcl("3h", 0, ROLLING));
+    let d = wait_deployment(&agent, 2, "the third rolling update started", |d| {
+        d["Status"] == "running" && d["TaskGroups"]["g"]["PlacedAllocs"] == 1
+    });
+    let id = d["ID"].as_str().expect("ID").to_string();
+    let out = agent.nomad(&["deployment", "fail", &id]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).starts_with(&format!("Deployment \"{id}\" failed")));
+    let failed = agent.get(&format!("/v1/deployment/{id}"));
+    assert_eq!(failed["Status"], "failed");
+    assert_eq!(failed["StatusDescription"], "Deployment marked as failed");
+    std::thread::sleep(Duration::from_secs(3));
+    let d = agent.get(&format!("/v1/deployment/{id}"));
+    assert_eq!(d["TaskGroups"]["g"]["PlacedAllocs"], 1, "{d}");
+    // Nothing else of version 2 was placed; version 1 keeps the alloc it still has.
+    assert_eq!(running_at(&agent, 1), 1);
+
+    // Failing a deployment that is no longer running is an error, as in Nomad.
+    let out = agent.nomad(&["deployment", "fail", &id]);
+    assert_exit(&out, 1);
+    assert!(
+        stderr(&out).contains("can't fail terminal deployment"),
+        "{}",
+        stderr(&out)
+    );
+}

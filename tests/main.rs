@@ -26,4 +26,5 @@ mod quickstart;
 mod restart_survival;
 mod server_membership;
 mod services;
+mod system_jobs;
 mod templates;

@@ -20,8 +20,8 @@ use super::endpoints::deployment::{promote, set_alloc_health};
 use super::state::StateSnapshot;
 use super::Server;
 use crate::api::{
-    now_nanos, Allocation, Deployment, DEPLOYMENT_STATUS_RUNNING, DESC_FAILED_ALLOCATIONS,
-    DESC_PROGRESS_DEADLINE, TASK_STATE_RUNNING,
+    now_nanos, Allocation, Deployment, DEPLOYMENT_STATUS_PAUSED, DEPLOYMENT_STATUS_RUNNING,
+    DESC_FAILED_ALLOCATIONS, DESC_PROGRESS_DEADLINE, TASK_STATE_RUNNING,
 };
 
 const TICK: Duration = Duration::from_millis(500);
@@ -39,7 +39,9 @@ pub(crate) async fn run(server: Server) {
         }
         let snap = server.state().snapshot();
         for d in snap.deployments(None) {
-            if d.status != DEPLOYMENT_STATUS_RUNNING {
+            // A paused deployment still learns its allocs' health (Nomad's clients keep
+            // reporting it); it only stops moving on.
+            if d.status != DEPLOYMENT_STATUS_RUNNING && d.status != DEPLOYMENT_STATUS_PAUSED {
                 continue;
             }
             if let Err(e) = watch_one(&server, &snap, &d, now_nanos()).await {
@@ -119,7 +121,8 @@ pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision
             None => {}
         }
     }
-    if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() {
+    if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() || d.status != DEPLOYMENT_STATUS_RUNNING
+    {
         return dec;
     }
     let canaries_healthy = |group: &str, want: i64| {

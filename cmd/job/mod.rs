@@ -2,6 +2,7 @@
 
 pub mod allocs;
 pub mod deployments;
+mod diff_format;
 pub mod dispatch;
 pub mod eval;
 pub mod history;

@@ -272,6 +272,18 @@ pub fn is_multiregion(job: &Job) -> bool {
         .is_some_and(|r| !r.is_empty())
 }
 
+/// Go's `strconv.ParseUint(v, 10, 64)` as the job commands read version numbers; the error
+/// is Go's text (`strconv.ParseUint: parsing "a": invalid syntax`).
+pub fn parse_go_uint(v: &str) -> Result<u64, String> {
+    v.parse::<u64>().map_err(|e| {
+        let reason = match e.kind() {
+            std::num::IntErrorKind::PosOverflow => "value out of range",
+            _ => "invalid syntax",
+        };
+        format!("strconv.ParseUint: parsing {v:?}: {reason}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

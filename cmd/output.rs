@@ -42,12 +42,23 @@ pub fn err(text: impl AsRef<str>) {
 /// columnize's `Format`: split rows on `|`, trim cells, replace empty cells with `empty`, pad
 /// every column but a row's last to the column's widest cell, join with `glue`.
 pub fn columnize(rows: &[String], glue: &str, empty: &str) -> String {
+    columnize_cells(rows, glue, empty, true)
+}
+
+/// `format_kv` with columnize's `NoTrim` and no empty marker, as `job history` lays out a
+/// version: a cell keeps its leading newline, so a multi-line value (the diff) starts on a
+/// line of its own below `Diff = `.
+pub fn format_kv_untrimmed(rows: &[String]) -> String {
+    columnize_cells(rows, " = ", "", false)
+}
+
+fn columnize_cells(rows: &[String], glue: &str, empty: &str, trim: bool) -> String {
     let split: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             row.split('|')
                 .map(|cell| {
-                    let cell = cell.trim();
+                    let cell = if trim { cell.trim() } else { cell };
                     if cell.is_empty() {
                         empty.to_string()
                     } else {

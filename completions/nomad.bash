@@ -3827,7 +3827,7 @@ _nomad() {
             return 0
             ;;
         nomad__subcmd__job__subcmd__history)
-            opts="-p -t -h --address --region --namespace --token --full --json --version --help"
+            opts="-p -t -h --address --region --namespace --token --diff-tag --diff-version --full --json --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3846,6 +3846,14 @@ _nomad() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -398,9 +398,11 @@ complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcomm
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l region -d 'The region of the Nomad servers to forward commands to' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l namespace -d 'The target namespace for queries and actions bound to a namespace' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l token -d 'The SecretID of an ACL token to use to authenticate API requests with' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l diff-tag -d 'Diff each version against the version carrying this tag name (with -p). Mutually exclusive with -diff-version' -r
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l diff-version -d 'Diff each version against this version number (with -p). Mutually exclusive with -diff-tag' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s t -d 'Format and display the output using a Go template' -r
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l version -d 'Display only the history for the given version' -r
-complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s p -d 'Display the difference between each version of the job and the previous one'
+complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s p -d 'Display the difference between each version of the job and the previous one, or the version named by -diff-tag or -diff-version'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l full -d 'Display the full job definition for each version'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -l json -d 'Output the job versions in their JSON format'
 complete -c nomad -n "__fish_nomad_using_subcommand job; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help'

@@ -1,5 +1,6 @@
 //! Job versions through the real agent: `job stop` then `job start`, version tags (`job tag
-//! apply|unset`, shown by `job history`, used by `job revert`).
+//! apply|unset`, shown by `job history`, used by `job revert`), and what changed in each
+//! version (`job history -p`).
 
 use serde_json::Value;
 
@@ -22,8 +23,12 @@ const JOB: &str = r#"job "versions" {
 "#;
 
 fn run_job(agent: &Agent) {
+    run_spec(agent, JOB);
+}
+
+fn run_spec(agent: &Agent, spec: &str) {
     let path = agent.path("versions.hcl");
-    std::fs::write(&path, JOB).expect("write job");
+    std::fs::write(&path, spec).expect("write job");
     let path = path.to_str().expect("utf-8 path").to_string();
     assert_exit(&agent.nomad(&["job", "run", "-detach", &path]), 0);
 }
@@ -215,4 +220,89 @@ fn version_tags_show_in_history_are_unique_and_revert_by_name() {
     let out = agent.nomad(&["job", "tag", "unset", "versions"]);
     assert_exit(&out, 1);
     assert!(stderr(&out).starts_with("A version tag name is required"));
+}
+
+#[test]
+fn job_history_p_prints_what_changed_in_each_version() {
+    let agent = Agent::dev();
+    run_job(&agent);
+    // Version 1: two instances and a new env var.
+    let changed = JOB
+        .replace("group \"web\" {\n", "group \"web\" {\n    count = 2\n")
+        .replace(
+            "driver = \"mock_driver\"\n",
+            "driver = \"mock_driver\"\n      env {\n        GREETING = \"hello\"\n      }\n",
+        );
+    run_spec(&agent, &changed);
+
+    let diff = "Diff        = \n\
+                +/- Job: \"versions\"\n\
+                +/- Task Group: \"web\"\n  \
+                +/- Count: \"1\" => \"2\"\n  \
+                +/- Task: \"server\"\n    \
+                + Env[GREETING]: \"hello\"\n";
+    let out = agent.nomad(&["job", "history", "-p", "versions"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    // Newest first; the diff follows version 1's facts, the oldest version has none.
+    let (v1, v0) = text.split_once("\n\n").expect("two version blocks");
+    assert!(v1.starts_with("Version     = 1\n"), "{text}");
+    assert!(format!("{v1}\n").ends_with(diff), "{text}");
+    assert!(v0.starts_with("Version     = 0\n"), "{text}");
+    assert!(!v0.contains("Diff"), "{text}");
+
+    // One version: its diff against the one before.
+    let out = agent.nomad(&["job", "history", "-version", "1", "-p", "versions"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(text.starts_with("Version     = 1\n"), "{text}");
+    assert!(text.ends_with(diff), "{text}");
+    let out = agent.nomad(&["job", "history", "-version", "0", "-p", "versions"]);
+    assert_exit(&out, 0);
+    assert!(!stdout(&out).contains("Diff"), "{}", stdout(&out));
+
+    // Against a chosen version: version 0 is diffed against itself (no change shown).
+    let out = agent.nomad(&["job", "history", "-p", "-diff-version", "0", "versions"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let (v1, v0) = text.split_once("\n\n").expect("two version blocks");
+    assert!(format!("{v1}\n").ends_with(diff), "{text}");
+    assert!(!v0.contains("Diff"), "{text}");
+    let out = agent.nomad(&["job", "history", "-p", "-diff-version", "7", "versions"]);
+    assert_exit(&out, 1);
+    assert_eq!(
+        stderr(&out).trim(),
+        "Error retrieving job versions: Unexpected response code: 500 (version 7 not found)"
+    );
+
+    // Nomad refuses formatted output with diffs, and diff flags without -p.
+    for args in [&["-p", "-json"][..], &["-full", "-t", "{{.}}"][..]] {
+        let out = agent.nomad(&[&["job", "history"][..], args, &["versions"][..]].concat());
+        assert_exit(&out, 1);
+        assert_eq!(
+            stderr(&out).trim(),
+            "-json and -t are exclusive with -p and -full"
+        );
+    }
+    let out = agent.nomad(&["job", "history", "-diff-tag", "x", "versions"]);
+    assert_exit(&out, 1);
+    assert_eq!(
+        stderr(&out).trim(),
+        "-diff-tag and -diff-version can only be used with -p"
+    );
+
+    // -json with -version is that one version's object; a missing version is an error.
+    let out = agent.nomad(&["job", "history", "-json", "-version", "0", "versions"]);
+    assert_exit(&out, 0);
+    let job: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(
+        (&job["ID"], &job["Version"]),
+        (&"versions".into(), &0.into())
+    );
+    let out = agent.nomad(&["job", "history", "-version", "9", "versions"]);
+    assert_exit(&out, 1);
+    assert_eq!(
+        stderr(&out).trim(),
+        "Error printing job history for non-existing job or job version"
+    );
 }

@@ -2,6 +2,7 @@
 
 pub mod allocs;
 pub mod deployments;
+mod diff_format;
 pub mod dispatch;
 pub mod eval;
 pub mod history;
@@ -269,6 +270,18 @@ pub fn is_multiregion(job: &Job) -> bool {
         .and_then(|m| m.get("Regions"))
         .and_then(|r| r.as_array())
         .is_some_and(|r| !r.is_empty())
+}
+
+/// Go's `strconv.ParseUint(v, 10, 64)` as the job commands read version numbers; the error
+/// is Go's text (`strconv.ParseUint: parsing "a": invalid syntax`).
+pub fn parse_go_uint(v: &str) -> Result<u64, String> {
+    v.parse::<u64>().map_err(|e| {
+        let reason = match e.kind() {
+            std::num::IntErrorKind::PosOverflow => "value out of range",
+            _ => "invalid syntax",
+        };
+        format!("strconv.ParseUint: parsing {v:?}: {reason}")
+    })
 }
 
 #[cfg(test)]

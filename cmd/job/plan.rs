@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::ArgAction;
 
-use super::plan_format::{exit_code, format_dry_run, format_job_diff, format_job_modify_index};
+use super::diff_format::{format_job_diff, go_quote};
+use super::plan_format::{exit_code, format_dry_run, format_job_modify_index};
 use super::JobFileArgs;
 use crate::meta::GlobalArgs;
 use crate::output;
@@ -92,16 +93,13 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
 fn run_args(args: &Args, g: &GlobalArgs) -> String {
     let mut out = String::new();
     for v in &args.file.vars {
-        out += &format!("-var={} ", super::plan_format::go_quote(v));
+        out += &format!("-var={} ", go_quote(v));
     }
     for f in &args.file.var_files {
-        out += &format!(
-            "-var-file={} ",
-            super::plan_format::go_quote(&f.display().to_string())
-        );
+        out += &format!("-var-file={} ", go_quote(&f.display().to_string()));
     }
     if let Some(ns) = g.namespace.as_deref().filter(|n| !n.is_empty()) {
-        out += &format!("-namespace={} ", super::plan_format::go_quote(ns));
+        out += &format!("-namespace={} ", go_quote(ns));
     }
     out
 }

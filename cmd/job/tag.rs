@@ -80,13 +80,10 @@ pub async fn apply(a: &ApplyArgs, g: &GlobalArgs) -> anyhow::Result<i32> {
     };
     let q = QueryOptions::namespace(&ns);
     let version = match a.version.as_deref().filter(|v| !v.is_empty()) {
-        Some(v) => match v.parse::<u64>() {
+        Some(v) => match super::parse_go_uint(v) {
             Ok(n) => n,
             Err(e) => {
-                output::err(format!(
-                    "Error parsing version: strconv.ParseUint: parsing {v:?}: {}",
-                    go_parse_error(&e)
-                ));
+                output::err(format!("Error parsing version: {e}"));
                 return Ok(1);
             }
         },
@@ -132,12 +129,4 @@ pub async fn unset(a: &UnsetArgs, g: &GlobalArgs) -> anyhow::Result<i32> {
     }
     output::out(format!("Tag \"{}\" removed from job \"{}\"", a.name, a.job))?;
     Ok(0)
-}
-
-/// Go's strconv error reason for a failed unsigned parse.
-fn go_parse_error(e: &std::num::ParseIntError) -> &'static str {
-    match e.kind() {
-        std::num::IntErrorKind::PosOverflow => "value out of range",
-        _ => "invalid syntax",
-    }
 }

@@ -7,9 +7,28 @@ use reqwest::Method;
 
 use super::client::{Client, QueryMeta, QueryOptions, Result, WriteMeta};
 use super::{
-    Job, JobDispatchRequest, JobDispatchResponse, JobPlanRequest, JobPlanResponse,
+    Job, JobDiff, JobDispatchRequest, JobDispatchResponse, JobPlanRequest, JobPlanResponse,
     JobRegisterResponse, JobScaleRequest, JobScaleStatus, PeriodicForceResponse,
 };
+
+/// Which diffs `job_versions_with_diffs` asks for (Nomad's `api.VersionsOptions`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionsOptions {
+    pub diffs: bool,
+    /// Diff every version against the one carrying this tag.
+    pub diff_tag: Option<String>,
+    /// Diff every version against this one (ignored when `diff_tag` is set).
+    pub diff_version: Option<u64>,
+}
+
+/// `GET /v1/job/:id/versions` with diffs: the versions newest first and their diffs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobVersionsWithDiffs {
+    pub versions: Vec<Job>,
+    /// `diffs[i]` is what changed in `versions[i]`; the oldest has none unless the diffs
+    /// are against a chosen version.
+    pub diffs: Vec<JobDiff>,
+}
 
 impl Client {
     /// `POST /v1/job/:id/plan` (always with the diff, as Nomad's CLI asks).
@@ -115,6 +134,39 @@ impl Client {
     ) -> Result<(serde_json::Value, WriteMeta)> {
         let path = tag_path(job_id, name);
         self.write::<(), _>(Method::DELETE, &path, None, q).await
+    }
+
+    /// `GET /v1/job/:id/versions?diffs=...`: every version, newest first, with the diffs
+    /// `opts` asks for (`nomad job history -p`).
+    pub async fn job_versions_with_diffs(
+        &self,
+        job_id: &str,
+        opts: &VersionsOptions,
+        q: Option<&QueryOptions>,
+    ) -> Result<(JobVersionsWithDiffs, QueryMeta)> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Body {
+            #[serde(default)]
+            versions: Option<Vec<Job>>,
+            #[serde(default)]
+            diffs: Option<Vec<JobDiff>>,
+        }
+        let mut q = q.cloned().unwrap_or_default();
+        q.params.push(("diffs".into(), opts.diffs.to_string()));
+        if let Some(tag) = &opts.diff_tag {
+            q.params.push(("diff_tag".into(), tag.clone()));
+        }
+        if let Some(v) = opts.diff_version {
+            q.params.push(("diff_version".into(), v.to_string()));
+        }
+        let path = format!("/v1/job/{}/versions", path_segment(job_id));
+        let (body, meta): (Body, _) = self.query(&path, Some(&q)).await?;
+        let out = JobVersionsWithDiffs {
+            versions: body.versions.unwrap_or_default(),
+            diffs: body.diffs.unwrap_or_default(),
+        };
+        Ok((out, meta))
     }
 
     /// `GET /v1/job/:id/scale`.

@@ -88,4 +88,5 @@ pub mod job_ops;
 pub use diff::*;
 pub use job_ops::*;
 mod client_job_ops;
+pub use client_job_ops::{JobVersionsWithDiffs, VersionsOptions};
 pub mod cron;

@@ -14,8 +14,9 @@ use super::query::{blocking, need_server, passes, Req};
 use super::respond::{json, Meta};
 use super::HttpState;
 use crate::api::client::JobValidateResponse;
-use crate::api::{AllocListStub, Job, JobListStub, JobRegisterRequest};
+use crate::api::{AllocListStub, Job, JobDiff, JobListStub, JobRegisterRequest};
 use crate::server::endpoints::job as job_ep;
+use crate::server::endpoints::job_versions::{version_diffs, DiffBase};
 use crate::server::state::Table;
 
 const JOB_NOT_FOUND: &str = "job not found";
@@ -235,8 +236,9 @@ async fn summary(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpEr
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct JobVersions {
-    /// Diffs between versions (`?diffs=true`) are not computed yet: always null.
-    diffs: Option<Vec<serde_json::Value>>,
+    /// With `?diffs=true`: `Diffs[i]` is what changed in `Versions[i]`; null otherwise, and
+    /// when there is nothing to diff (Go's nil slice).
+    diffs: Option<Vec<JobDiff>>,
     index: u64,
     known_leader: bool,
     last_contact: u64,
@@ -244,7 +246,35 @@ struct JobVersions {
     versions: Vec<Arc<Job>>,
 }
 
+/// `?diffs=true` asks for the diffs; `diff_tag` or else `diff_version` names the version to
+/// diff every version against (without either, each is diffed against the one before).
+fn diff_base(req: &Req) -> Result<Option<DiffBase>, HttpError> {
+    let diffs = req.bool("diffs")?.unwrap_or(false);
+    let version = match req.get("diff_version") {
+        None => None,
+        Some(v) => Some(v.parse::<u64>().map_err(|e| {
+            let reason = match e.kind() {
+                std::num::IntErrorKind::PosOverflow => "value out of range",
+                _ => "invalid syntax",
+            };
+            HttpError::Internal(format!(
+                "Failed to parse value of \"diff_version\" ({v}) as a uint64: \
+                 strconv.ParseUint: parsing {v:?}: {reason}"
+            ))
+        })?),
+    };
+    if !diffs {
+        return Ok(None);
+    }
+    Ok(Some(match (req.get("diff_tag"), version) {
+        (Some(tag), _) => DiffBase::Tag(tag.to_string()),
+        (None, Some(v)) => DiffBase::Version(v),
+        (None, None) => DiffBase::Previous,
+    }))
+}
+
 async fn versions(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpError> {
+    let base = diff_base(req)?;
     let server = need_server(st, req)?;
     let ns = req.namespace();
     let (meta, versions) = blocking(server, req, &[Table::JobVersions], |snap| {
@@ -265,8 +295,14 @@ async fn versions(st: &HttpState, req: &Req, id: &str) -> Result<Response, HttpE
     else {
         return Err(HttpError::Internal("query meta expected".to_string()));
     };
+    let diffs = match &base {
+        Some(base) => {
+            version_diffs(&versions, base).map_err(|e| HttpError::Internal(e.to_string()))?
+        }
+        None => Vec::new(),
+    };
     let body = JobVersions {
-        diffs: None,
+        diffs: (!diffs.is_empty()).then_some(diffs),
         index,
         known_leader,
         last_contact: last_contact_ms,

@@ -123,6 +123,118 @@ async fn job_sub_resources() {
     server.shutdown().await;
 }
 
+/// The field named `name` in a diff's `Fields`, as (Type, Old, New).
+fn diff_field(fields: &serde_json::Value, name: &str) -> (String, String, String) {
+    let f = fields
+        .as_array()
+        .and_then(|fs| fs.iter().find(|f| f["Name"] == name))
+        .unwrap_or_else(|| panic!("no field {name} in {fields}"));
+    let s = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+    (s("Type"), s("Old"), s("New"))
+}
+
+#[tokio::test]
+async fn versions_with_diffs_answer_what_changed_from_the_version_before() {
+    let server = start_server().await;
+    let app = app(Some(server.clone()), None);
+    register(&app, "example").await;
+    // Version 1: count 1 -> 2 and a new env var.
+    let mut body: serde_json::Value = serde_json::from_str(&job_body("example")).expect("job");
+    body["Job"]["TaskGroups"][0]["Count"] = 2.into();
+    body["Job"]["TaskGroups"][0]["Tasks"][0]["Env"] = serde_json::json!({"GREETING": "hello"});
+    let r = call(&app, "PUT", "/v1/jobs", &body.to_string()).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+
+    for plain in ["", "?diffs=false"] {
+        let v = get(&app, &format!("/v1/job/example/versions{plain}"))
+            .await
+            .json();
+        assert_eq!(v["Diffs"], serde_json::Value::Null, "{plain}");
+    }
+    let v = get(&app, "/v1/job/example/versions?diffs=true")
+        .await
+        .json();
+    let versions: Vec<&serde_json::Value> =
+        v["Versions"].as_array().expect("versions").iter().collect();
+    assert_eq!(
+        versions
+            .iter()
+            .map(|j| j["Version"].as_u64())
+            .collect::<Vec<_>>(),
+        [Some(1), Some(0)]
+    );
+    // One diff per consecutive pair: version 0 -> 1.
+    let diffs = v["Diffs"].as_array().expect("diffs");
+    assert_eq!(diffs.len(), 1);
+    let d = &diffs[0];
+    let keys: Vec<&str> = d
+        .as_object()
+        .expect("diff")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["Fields", "ID", "Objects", "TaskGroups", "Type"]);
+    assert_eq!(
+        (&d["ID"], &d["Type"]),
+        (&"example".into(), &"Edited".into())
+    );
+    // Server-maintained fields (Version, SubmitTime, indexes) are not changes.
+    assert_eq!(d["Fields"], serde_json::Value::Null);
+    let tg = &d["TaskGroups"][0];
+    assert_eq!(
+        (&tg["Name"], &tg["Type"]),
+        (&"web".into(), &"Edited".into())
+    );
+    assert_eq!(
+        diff_field(&tg["Fields"], "Count"),
+        ("Edited".into(), "1".into(), "2".into())
+    );
+    // History diffs carry no plan annotations or update counts.
+    assert_eq!(tg["Fields"][0]["Annotations"], serde_json::Value::Null);
+    assert_eq!(tg["Updates"], serde_json::Value::Null);
+    let task = &tg["Tasks"][0];
+    assert_eq!(
+        (&task["Name"], &task["Type"]),
+        (&"server".into(), &"Edited".into())
+    );
+    assert_eq!(
+        diff_field(&task["Fields"], "Env[GREETING]"),
+        ("Added".into(), "".into(), "hello".into())
+    );
+
+    // Against a chosen version every version has a diff, the chosen one's of type None.
+    let v = get(&app, "/v1/job/example/versions?diffs=true&diff_version=1")
+        .await
+        .json();
+    let types: Vec<&serde_json::Value> = v["Diffs"]
+        .as_array()
+        .expect("diffs")
+        .iter()
+        .map(|d| &d["Type"])
+        .collect();
+    assert_eq!(
+        types,
+        [&serde_json::json!("None"), &serde_json::json!("Edited")]
+    );
+
+    for (query, text) in [
+        ("diffs=true&diff_version=9", "version 9 not found"),
+        ("diffs=true&diff_tag=nope", "tag \"nope\" not found"),
+        (
+            "diffs=maybe",
+            "Failed to parse value of \"diffs\" (maybe) as a bool: strconv.ParseBool: parsing \"maybe\": invalid syntax",
+        ),
+        (
+            "diffs=true&diff_version=x",
+            "Failed to parse value of \"diff_version\" (x) as a uint64: strconv.ParseUint: parsing \"x\": invalid syntax",
+        ),
+    ] {
+        let r = get(&app, &format!("/v1/job/example/versions?{query}")).await;
+        assert_eq!((r.status, r.text()), (StatusCode::INTERNAL_SERVER_ERROR, text.to_string()), "{query}");
+    }
+    server.shutdown().await;
+}
+
 #[tokio::test]
 async fn not_found_is_plain_text_with_query_headers() {
     let server = start_server().await;

@@ -10,6 +10,7 @@ pub mod job_eval;
 pub mod job_plan;
 pub mod job_scale;
 pub mod job_tag;
+pub mod job_versions;
 pub mod node;
 pub mod node_drain;
 pub mod operator;

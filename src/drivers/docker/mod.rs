@@ -2,7 +2,9 @@
 //! socket, as Nomad's docker driver does: the image is used when present locally and pulled
 //! otherwise (or always with `force_pull`); the alloc/local/secrets dirs are bind-mounted at
 //! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
-//! log files; OOM kills are read from the container state after it exits.
+//! log files; OOM kills are read from the container state after it exits. Containers outlive
+//! the agent: after a restart `recover` re-attaches to the container its persisted handle
+//! names, and the log copy resumes where the last one stopped (see `logs`).
 //! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
 
 mod api;
@@ -26,6 +28,7 @@ use tokio::task::JoinHandle;
 
 use self::api::{q, read_body, ApiError, DockerApi};
 use self::config::{split_image, DockerTaskConfig, PluginSettings};
+use self::logs::LogPosition;
 use super::logging::LogStream;
 use super::task_store::{ExitCell, TaskStore};
 use super::{
@@ -171,12 +174,14 @@ impl DockerDriver {
             })
     }
 
-    /// Starts the log copy and the waiter for a running container.
+    /// Starts the log copy and the waiter for a running container. `resume` picks the log
+    /// copy up where an earlier agent's copy of this container stopped (see `logs`).
     fn supervise(
         &self,
         cfg: &TaskConfig,
         id: &str,
-        since: i64,
+        started_at: i64,
+        resume: bool,
     ) -> Result<Arc<DockerTask>, DriverError> {
         let log_task = if cfg.logs_disabled {
             None
@@ -188,10 +193,20 @@ impl DockerDriver {
             };
             let out = spec.rotator(LogStream::Stdout).map_err(err)?;
             let errr = spec.rotator(LogStream::Stderr).map_err(err)?;
+            let pos_path = LogPosition::path(&spec.dir, &cfg.name);
+            let pos = if resume {
+                let (pos, found) = LogPosition::resume(&pos_path, id);
+                if !found {
+                    tracing::info!(container_id = %id, "no docker log position recorded, copying the container's logs from its start");
+                }
+                pos
+            } else {
+                LogPosition::fresh(&pos_path, id)
+            };
             Some(tokio::spawn(logs::follow(
                 self.api.clone(),
                 id.to_string(),
-                since,
+                pos,
                 out,
                 errr,
             )))
@@ -199,7 +214,7 @@ impl DockerDriver {
         let task = Arc::new(DockerTask {
             name: cfg.name.clone(),
             container_id: id.to_string(),
-            started_at: now_nanos(),
+            started_at,
             completed_at: Mutex::new(None),
             exit: ExitCell::default(),
             supervisor: Mutex::new(None),
@@ -220,26 +235,6 @@ impl DockerDriver {
         });
         *lock(&task.supervisor) = Some(handle);
         Ok(task)
-    }
-
-    /// Re-attaches to the container a handle names after a client restart. A container that
-    /// exited meanwhile reports its real exit; a missing one is `TaskNotFound`.
-    pub async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
-        if self.tasks.contains(handle.id()) {
-            return Ok(());
-        }
-        let id = handle
-            .driver_state
-            .get("container_id")
-            .and_then(Value::as_str)
-            .ok_or(DriverError::TaskNotFound)?;
-        self.api
-            .get(&format!("/containers/{id}/json"))
-            .await
-            .map_err(|_| DriverError::TaskNotFound)?;
-        let since = chrono::Utc::now().timestamp();
-        let task = self.supervise(&handle.config, id, since)?;
-        self.tasks.insert_new(handle.id(), task)
     }
 
     /// Runs `cmd` inside the task's container and collects its output (Nomad's `ExecTask`).
@@ -464,7 +459,7 @@ impl Driver for DockerDriver {
                 recoverable: false,
             });
         }
-        let task = self.supervise(&cfg, &id, 0)?;
+        let task = self.supervise(&cfg, &id, now_nanos(), false)?;
         self.tasks.insert_new(&cfg.id, task)?;
         Ok(TaskHandle {
             version: HANDLE_VERSION,
@@ -472,6 +467,37 @@ impl Driver for DockerDriver {
             driver_state: json!({ "container_id": id, "image": d.image }),
             config: cfg,
         })
+    }
+
+    /// Re-attaches to the container a handle names after a client restart (Nomad's
+    /// `RecoverTask`): the waiter, stop, signal, exec and stats work on it as on a container
+    /// this process started, and the log copy resumes where the last one stopped. A
+    /// container that exited meanwhile reports its real exit through `wait`.
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        if self.tasks.contains(handle.id()) {
+            return Ok(());
+        }
+        let id = handle
+            .driver_state
+            .get("container_id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| DriverError::Recover("no container id in the task handle".into()))?;
+        let info = self
+            .api
+            .get(&format!("/containers/{id}/json"))
+            .await
+            .map_err(|e| match e.status() {
+                Some(404) => DriverError::Recover(format!("container {id} no longer exists")),
+                _ => DriverError::Recover(format!("failed to inspect container {id}: {e}")),
+            })?;
+        let started_at = info
+            .pointer("/State/StartedAt")
+            .and_then(Value::as_str)
+            .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+            .and_then(|t| t.timestamp_nanos_opt())
+            .unwrap_or_else(now_nanos);
+        let task = self.supervise(&handle.config, id, started_at, true)?;
+        self.tasks.insert_new(handle.id(), task)
     }
 
     async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::docker::{docker, ContainerGuard};
 use crate::harness::*;
 
 const JOB: &str = r#"job "survivor" {
@@ -300,22 +301,6 @@ const DOCKER_JOB: &str = r#"job "boxed" {
   }
 }
 "#;
-
-fn docker(args: &[&str]) -> std::process::Output {
-    std::process::Command::new("docker")
-        .args(args)
-        .output()
-        .expect("run docker")
-}
-
-/// Removes the container if the test ends early, so a failure leaves nothing running.
-struct ContainerGuard(String);
-
-impl Drop for ContainerGuard {
-    fn drop(&mut self) {
-        let _ = docker(&["rm", "-f", &self.0]);
-    }
-}
 
 /// `docker inspect -f <format> <name>`, or `None` once the container is gone.
 fn inspect(name: &str, format: &str) -> Option<String> {

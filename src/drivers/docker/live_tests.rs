@@ -95,13 +95,26 @@ async fn stop_signals_then_kills_and_destroy_removes() {
     let out = d
         .exec(
             &h,
-            &["echo".into(), "inside".into()],
+            vec![
+                "sh".into(),
+                "-c".into(),
+                "echo inside; echo oops >&2; exit 1".into(),
+            ],
             Duration::from_secs(10),
         )
         .await
         .unwrap();
-    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.exit_code, 1);
     assert_eq!(out.stdout, b"inside\n");
+    assert_eq!(out.stderr, b"oops\n");
+    let late = d
+        .exec(
+            &h,
+            vec!["sleep".into(), "5".into()],
+            Duration::from_millis(300),
+        )
+        .await;
+    assert_eq!(late, Err(crate::drivers::DriverError::DeadlineExceeded));
     let stats = d.stats(&h).await.unwrap();
     assert!(stats.memory_usage_bytes > 0);
     let t = Instant::now();

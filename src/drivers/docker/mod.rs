@@ -32,8 +32,8 @@ use self::logs::LogPosition;
 use super::logging::LogStream;
 use super::task_store::{ExitCell, TaskStore};
 use super::{
-    parse_signal, Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation,
-    HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
+    parse_signal, Capabilities, Driver, DriverError, ExecTaskResult, ExitResult, Fingerprint,
+    FsIsolation, HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
 };
 use crate::api::now_nanos;
 
@@ -64,14 +64,6 @@ struct DockerTask {
     completed_at: Mutex<Option<i64>>,
     exit: ExitCell,
     supervisor: Mutex<Option<JoinHandle<()>>>,
-}
-
-/// The result of `exec` in a running container.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecOutput {
-    pub exit_code: i32,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
 }
 
 /// A point-in-time resource usage sample of a container.
@@ -235,64 +227,6 @@ impl DockerDriver {
         });
         *lock(&task.supervisor) = Some(handle);
         Ok(task)
-    }
-
-    /// Runs `cmd` inside the task's container and collects its output (Nomad's `ExecTask`).
-    pub async fn exec(
-        &self,
-        handle: &TaskHandle,
-        cmd: &[String],
-        timeout: Duration,
-    ) -> Result<ExecOutput, DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        let fail = |e: ApiError| DriverError::SignalFailed(format!("failed to exec: {e}"));
-        let created = self
-            .api
-            .post(
-                &format!("/containers/{}/exec", task.container_id),
-                Some(&json!({"Cmd": cmd, "AttachStdout": true, "AttachStderr": true})),
-            )
-            .await
-            .map_err(fail)?;
-        let exec_id = created
-            .get("Id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let run = async {
-            let resp = self
-                .api
-                .send(
-                    Method::POST,
-                    &format!("/exec/{exec_id}/start"),
-                    Some(&json!({"Detach": false, "Tty": false})),
-                )
-                .await?;
-            read_body(resp).await
-        };
-        let body = tokio::time::timeout(timeout, run)
-            .await
-            .map_err(|_| fail(ApiError::Timeout))?
-            .map_err(fail)?;
-        let mut buf = body.to_vec();
-        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        for (stream, payload) in logs::demux(&mut buf) {
-            if stream == 2 {
-                stderr.extend(payload);
-            } else {
-                stdout.extend(payload);
-            }
-        }
-        let info = self
-            .api
-            .get(&format!("/exec/{exec_id}/json"))
-            .await
-            .map_err(fail)?;
-        Ok(ExecOutput {
-            exit_code: info.get("ExitCode").and_then(Value::as_i64).unwrap_or(-1) as i32,
-            stdout,
-            stderr,
-        })
     }
 
     /// One resource-usage sample from the daemon (`/containers/:id/stats?stream=0`).
@@ -602,6 +536,17 @@ impl Driver for DockerDriver {
             exit_result: exit,
             driver_attributes: [("container_id".to_string(), task.container_id.clone())].into(),
         })
+    }
+
+    /// Runs `command` in the container to completion (Nomad's `ExecTask`).
+    async fn exec(
+        &self,
+        handle: &TaskHandle,
+        command: Vec<String>,
+        timeout: Duration,
+    ) -> Result<ExecTaskResult, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        exec_stream::exec(&self.api, &task.container_id, command, timeout).await
     }
 
     async fn exec_streaming(

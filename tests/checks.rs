@@ -1,7 +1,8 @@
 //! Nomad-native service checks through the real agent: a raw_exec task serving HTTP
 //! (python3's http.server) is probed by http and tcp checks (`nomad alloc checks`,
 //! `/v1/client/allocation/<id>/checks`), and a check that keeps failing restarts its task
-//! through `check_restart` with Nomad's event.
+//! through `check_restart` with Nomad's event; script checks run inside their raw_exec task
+//! and restart it the same way, and an unknown check type is refused at validation.
 
 use std::time::Duration;
 
@@ -159,4 +160,182 @@ fn failing_check_restarts_its_task_with_nomads_event() {
         signaled["Details"]["restart_reason"],
         "healthcheck: check \"alive\" unhealthy"
     );
+}
+
+const SCRIPT_JOB: &str = r#"job "scripted" {
+  datacenters = ["dc*"]
+  group "g" {
+    restart {
+      attempts = 5
+      delay    = "1s"
+      mode     = "fail"
+    }
+    task "worker" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "exec sleep 600"]
+      }
+      service {
+        name     = "scripted-worker"
+        provider = "nomad"
+        check {
+          name     = "fine"
+          type     = "script"
+          command  = "/bin/sh"
+          args     = ["-c", "exit 0"]
+          interval = "1s"
+          timeout  = "2s"
+        }
+        check {
+          name     = "alive"
+          type     = "script"
+          command  = "/bin/sh"
+          args     = ["-c", "echo unhealthy-${NOMAD_TASK_NAME}; exit 2"]
+          interval = "1s"
+          timeout  = "2s"
+          check_restart {
+            limit = 2
+            grace = "1s"
+          }
+        }
+      }
+      resources {
+        cpu    = 20
+        memory = 32
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn script_checks_run_in_their_task_and_a_failing_one_restarts_it() {
+    let agent = Agent::dev();
+    let alloc_id = run_job(&agent, "scripted", SCRIPT_JOB);
+    let all = wait_until(Duration::from_secs(60), "script checks ran", || {
+        let c = checks(&agent, &alloc_id);
+        let fine = status_of(&c, "fine").is_some_and(|s| s["Status"] == "success");
+        let alive = status_of(&c, "alive").is_some_and(|s| s["Status"] == "failure");
+        (fine && alive).then_some(c)
+    });
+    let fine = status_of(&all, "fine").expect("fine");
+    assert_eq!(fine["Output"], "", "{fine}");
+    assert_eq!(fine["Task"], "worker");
+    assert_eq!(fine["Service"], "scripted-worker");
+    assert_eq!(fine["Mode"], "healthiness");
+    assert!(fine.get("StatusCode").is_none(), "{fine}");
+    let alive = status_of(&all, "alive").expect("alive");
+    assert_eq!(alive["Output"], "unhealthy-worker\n", "{alive}");
+
+    let alloc = wait_until(Duration::from_secs(60), "task restarted", || {
+        let a = agent.get(&format!("/v1/allocation/{alloc_id}"));
+        (a["TaskStates"]["worker"]["Restarts"].as_u64() >= Some(1)).then_some(a)
+    });
+    let events = alloc["TaskStates"]["worker"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let signaled = events
+        .iter()
+        .find(|e| e["Type"] == "Restart Signaled")
+        .unwrap_or_else(|| panic!("no Restart Signaled event: {events:?}"));
+    assert_eq!(
+        signaled["Details"]["restart_reason"],
+        "healthcheck: check \"alive\" unhealthy"
+    );
+    // The passing check never restarted anything: one restart reason, the failing check's.
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["Type"] == "Restart Signaled")
+            .all(|e| e["Details"]["restart_reason"] == "healthcheck: check \"alive\" unhealthy"),
+        "{events:?}"
+    );
+
+    let out = agent.nomad(&["alloc", "checks", &alloc_id]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let field = |name: &str, value: &str| {
+        text.lines()
+            .any(|l| l.starts_with(name) && l.ends_with(&format!("=  {value}")))
+    };
+    assert!(field("Name", "fine") && field("Name", "alive"), "{text}");
+    assert!(field("Task", "worker"), "{text}");
+    assert!(field("Output", "unhealthy-worker"), "{text}");
+}
+
+#[test]
+fn unknown_check_type_of_a_nomad_service_is_rejected_naming_service_and_type() {
+    let agent = Agent::dev();
+    let path = agent.path("grpc.nomad.hcl");
+    std::fs::write(
+        &path,
+        SCRIPT_JOB
+            .replace("job \"scripted\"", "job \"grpcjob\"")
+            .replace("type     = \"script\"\n          command  = \"/bin/sh\"\n          args     = [\"-c\", \"exit 0\"]", "type     = \"grpc\""),
+    )
+    .expect("write job");
+    let out = agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]);
+    assert_exit(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("service[0] \"scripted-worker\" validation failed: 1 error occurred:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("invalid check type (\"grpc\"), must be one of tcp, http, script"),
+        "{err}"
+    );
+    // Nothing was registered.
+    let (code, _) = http_get(&format!("{}/v1/job/grpcjob", agent.addr())).expect("GET");
+    assert_eq!(code, 404);
+}
+
+#[test]
+fn script_check_runs_inside_a_docker_container() {
+    if !crate::docker::docker_ready() {
+        return;
+    }
+    let agent = Agent::dev();
+    let job = r#"job "boxcheck" {
+  datacenters = ["dc*"]
+  group "g" {
+    task "box" {
+      driver = "docker"
+      config {
+        image   = "nomad-rs-busybox:latest"
+        command = "sh"
+        args    = ["-c", "echo in-the-box > /tmp/marker; exec sleep 600"]
+      }
+      service {
+        name     = "boxcheck"
+        provider = "nomad"
+        check {
+          name     = "marker"
+          type     = "script"
+          command  = "cat"
+          args     = ["/tmp/marker"]
+          interval = "1s"
+          timeout  = "5s"
+        }
+      }
+      resources {
+        cpu    = 20
+        memory = 32
+      }
+    }
+  }
+}
+"#;
+    let alloc_id = run_job(&agent, "boxcheck", job);
+    let _guard = crate::docker::ContainerGuard(format!("box-{alloc_id}"));
+    let c = wait_until(Duration::from_secs(60), "script check passes", || {
+        let c = checks(&agent, &alloc_id);
+        status_of(&c, "marker")
+            .filter(|s| s["Status"] == "success")
+            .cloned()
+    });
+    // The file exists only inside the container: the check ran there.
+    assert_eq!(c["Output"], "in-the-box\n", "{c}");
 }

@@ -23,6 +23,22 @@ pub fn docker_ready() -> bool {
     ok
 }
 
+pub fn docker(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("docker")
+        .args(args)
+        .output()
+        .expect("run docker")
+}
+
+/// Removes the named container when dropped, so a test that fails leaves nothing running.
+pub struct ContainerGuard(pub String);
+
+impl Drop for ContainerGuard {
+    fn drop(&mut self) {
+        let _ = docker(&["rm", "-f", &self.0]);
+    }
+}
+
 #[test]
 fn docker_job_runs_busybox_and_alloc_logs_show_output() {
     if !docker_ready() {

@@ -1,11 +1,13 @@
 //! Tasks survive the agent: `kill -9` the agent, start it again on the same data dir, and
 //! the task (same PID) is still running under its executor with its alloc unchanged; a task
-//! that died while the agent was down is reported dead with its real exit code.
+//! that died while the agent was down is reported dead with its real exit code. Docker
+//! containers are re-attached the same way, their log copy resuming where it stopped.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::docker::{docker, ContainerGuard};
 use crate::harness::*;
 
 const JOB: &str = r#"job "survivor" {
@@ -271,5 +273,134 @@ fn exec_tasks_survive_agent_kill_9_and_stay_under_control() {
     // The dead task's cgroup is removed once the client destroys the task.
     wait_until(Duration::from_secs(30), "task cgroup removed", || {
         (!cgroup.paths().iter().any(|p| p.exists())).then_some(())
+    });
+}
+
+const DOCKER_JOB: &str = r#"job "boxed" {
+  group "g" {
+    restart {
+      attempts = 0
+      mode     = "fail"
+    }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "sleeper" {
+      driver = "docker"
+      config {
+        image   = "nomad-rs-busybox:latest"
+        command = "sleep"
+        args    = ["600"]
+      }
+      resources {
+        cpu    = 20
+        memory = 32
+      }
+    }
+  }
+}
+"#;
+
+/// `docker inspect -f <format> <name>`, or `None` once the container is gone.
+fn inspect(name: &str, format: &str) -> Option<String> {
+    let o = docker(&["container", "inspect", "-f", format, name]);
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// Writes a line to the container's own stdout (its PID 1's), as the task would.
+fn say(name: &str, line: &str) {
+    let o = docker(&[
+        "exec",
+        name,
+        "sh",
+        "-c",
+        &format!("echo {line} > /proc/1/fd/1"),
+    ]);
+    assert!(o.status.success(), "docker exec: {o:?}");
+}
+
+#[test]
+fn docker_tasks_survive_agent_kill_9_and_stop_removes_the_container() {
+    if !crate::docker::docker_ready() {
+        return;
+    }
+    let mut agent = Agent::start(AgentOpts {
+        dev: false,
+        data_dir: true,
+        ..Default::default()
+    });
+    let path = agent.path("boxed.nomad.hcl");
+    std::fs::write(&path, DOCKER_JOB).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("boxed", "docker alloc running", |a| {
+        a["ClientStatus"] == "running"
+    });
+    let alloc_id = alloc["ID"].as_str().expect("alloc id").to_string();
+    let name = format!("sleeper-{alloc_id}");
+    let _guard = ContainerGuard(name.clone());
+    let container_id = inspect(&name, "{{.Id}}").expect("container exists");
+    let logs = |agent: &Agent| stdout(&agent.nomad(&["alloc", "logs", &alloc_id, "sleeper"]));
+    say(&name, "before-crash");
+    wait_until(Duration::from_secs(20), "output copied", || {
+        logs(&agent).contains("before-crash").then_some(())
+    });
+    let before = agent.get(&format!("/v1/allocation/{alloc_id}"));
+
+    // The agent crashes; the container keeps running and writing meanwhile.
+    agent.kill9();
+    say(&name, "while-down");
+    agent.restart();
+    wait_until(Duration::from_secs(20), "docker task re-attached", || {
+        (reattached(&agent) == 1).then_some(())
+    });
+    assert_eq!(inspect(&name, "{{.Id}}").as_deref(), Some(&*container_id));
+    assert_eq!(
+        inspect(&name, "{{.State.Running}}").as_deref(),
+        Some("true")
+    );
+    let after = agent.get(&format!("/v1/allocation/{alloc_id}"));
+    assert_eq!(after["ClientStatus"], "running");
+    assert_eq!(after["TaskStates"]["sleeper"]["State"], "running");
+    assert_eq!(after["TaskStates"]["sleeper"]["Restarts"], 0);
+    assert_eq!(
+        after["TaskStates"]["sleeper"]["Events"], before["TaskStates"]["sleeper"]["Events"],
+        "no new task events"
+    );
+
+    // Output written while the agent was down is copied once; nothing is copied twice.
+    let text = wait_until(Duration::from_secs(20), "output of the down time", || {
+        let text = logs(&agent);
+        text.contains("while-down").then_some(text)
+    });
+    assert_eq!(text, "before-crash\nwhile-down\n");
+    say(&name, "after-recovery");
+    wait_until(Duration::from_secs(20), "output after recovery", || {
+        (logs(&agent) == "before-crash\nwhile-down\nafter-recovery\n").then_some(())
+    });
+
+    // Exec and stats reach the re-attached container.
+    let out = agent.nomad(&[
+        "alloc", "exec", "-i=false", "-t=false", "-task", "sleeper", &alloc_id, "echo", "inside",
+    ]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "inside\n");
+    let stats = agent.get(&format!("/v1/client/allocation/{alloc_id}/stats"));
+    let mem = &stats["Tasks"]["sleeper"]["ResourceUsage"]["MemoryStats"];
+    assert!(mem["Usage"].as_u64().is_some_and(|u| u > 0), "{stats}");
+
+    // Stopping the job stops the recovered task and removes its container.
+    assert_exit(&agent.nomad(&["job", "stop", "boxed"]), 0);
+    let stopped = agent.wait_alloc("boxed", "docker alloc stopped", |a| {
+        a["ID"] == alloc_id.as_str() && a["ClientStatus"] == "complete"
+    });
+    assert_eq!(stopped["TaskStates"]["sleeper"]["State"], "dead");
+    wait_until(Duration::from_secs(30), "container removed", || {
+        inspect(&name, "{{.Id}}").is_none().then_some(())
     });
 }

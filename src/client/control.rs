@@ -91,7 +91,7 @@ impl TaskControl {
     }
 
     /// The driver and live handle of a running task.
-    fn running(&self) -> Option<(Arc<dyn Driver>, TaskHandle)> {
+    pub fn running(&self) -> Option<(Arc<dyn Driver>, TaskHandle)> {
         let handle = self
             .handle
             .lock()

@@ -71,6 +71,10 @@ pub enum DriverError {
     /// The task of a handle from an earlier agent process cannot be re-attached.
     #[error("failed to recover task: {0}")]
     Recover(String),
+    /// A command run by `exec` outlived its timeout (Go's `context.DeadlineExceeded` text,
+    /// which Nomad reports as the output of a timed-out script check).
+    #[error("context deadline exceeded")]
+    DeadlineExceeded,
 }
 
 impl DriverError {
@@ -281,6 +285,18 @@ impl TaskHandle {
     }
 }
 
+/// How much of a command's output `exec` keeps: the last 4 KiB (Nomad's `CheckBufSize`).
+pub const CHECK_BUF_SIZE: usize = 4 * 1024;
+
+/// What a command run inside a task by `exec` produced (Nomad's `ExecTaskResult`); each
+/// stream holds at most the last `CHECK_BUF_SIZE` bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecTaskResult {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub exit_code: i32,
+}
+
 /// How a task ended (Nomad's `drivers.ExitResult`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExitResult {
@@ -349,6 +365,21 @@ pub trait Driver: Send + Sync + 'static {
         _session: exec_stream::ExecSession,
     ) -> Result<i32, DriverError> {
         Err(DriverError::Unsupported("exec"))
+    }
+    /// Runs `command` inside the running task to completion (Nomad's `ExecTask`, what script
+    /// checks use); `DeadlineExceeded` once `timeout` passes. The default runs it through
+    /// `exec_streaming` with no input and, as Nomad's executor-based drivers do, collects
+    /// stdout and stderr into one buffer, returned as `stdout`.
+    async fn exec(
+        &self,
+        handle: &TaskHandle,
+        command: Vec<String>,
+        timeout: Duration,
+    ) -> Result<ExecTaskResult, DriverError> {
+        exec_stream::run_to_completion(command, timeout, |session| {
+            self.exec_streaming(handle, session)
+        })
+        .await
     }
     /// One resource usage sample of the task (Nomad's `TaskStats`).
     async fn stats(&self, _handle: &TaskHandle) -> Result<stats::TaskResourceUsage, DriverError> {

@@ -67,6 +67,7 @@ mod types;
 mod validate;
 mod validate_blocks;
 mod validate_policies;
+mod validate_services;
 mod var_validation;
 mod variables;
 

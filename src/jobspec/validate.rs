@@ -15,6 +15,7 @@ use super::validate_blocks;
 use super::validate_policies::{
     constraint_errors, migrate_errors, reschedule_errors, restart_errors, update_errors,
 };
+use super::validate_services;
 
 /// Every problem found in a job, printed exactly like Nomad's go-multierror list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,6 +277,20 @@ fn group_errors(j: &Job, tg: &TaskGroup) -> Vec<String> {
             format_multierror(&ne)
         ));
     }
+    let se = validate_services::group_service_errors(tg);
+    if !se.is_empty() {
+        e.push(format!(
+            "Task group service validation failed: {}",
+            format_multierror(&se)
+        ));
+    }
+    let ce = validate_services::group_script_check_errors(tg);
+    if !ce.is_empty() {
+        e.push(format!(
+            "Task group service check validation failed: {}",
+            format_multierror(&ce)
+        ));
+    }
     e.extend(validate_blocks::scaling_error(j, tg));
     for t in &tg.tasks {
         let te = task_errors(&j.r#type, tg, t);
@@ -402,6 +417,10 @@ fn task_errors(job_type: &str, tg: &TaskGroup, t: &Task) -> Vec<String> {
                 c.operand
             ));
         }
+    }
+    let se = validate_services::task_service_errors(t);
+    if !se.is_empty() {
+        e.push(format_multierror(&se));
     }
     e.extend(validate_blocks::task_block_errors(t));
     e

@@ -1,3 +1,4 @@
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -6,6 +7,7 @@ use axum::Router;
 
 use super::*;
 use crate::client::checks::spec::{CheckSpec, CheckTarget};
+use crate::drivers::{DriverError, ExecTaskResult, TaskHandle};
 
 /// A local HTTP server on a free port, alive until the test's runtime ends.
 async fn server() -> String {
@@ -176,4 +178,200 @@ async fn unresolvable_address_is_a_failure_naming_it() {
     let r = Checker::default().run(&t).await;
     assert_eq!(r.status, "failure");
     assert_eq!(r.output, "invalid port \"web\": port label not found");
+}
+
+#[test]
+fn script_exit_codes_map_to_consuls_states_and_the_apis_statuses() {
+    assert_eq!(script_health(0), Health::Passing);
+    assert_eq!(script_health(1), Health::Warning);
+    for code in [2, 126, 127, 137, 255, -1] {
+        assert_eq!(script_health(code), Health::Critical, "exit {code}");
+    }
+    // The checks API has only success, failure and pending.
+    assert_eq!(Health::Passing.status(), "success");
+    assert_eq!(Health::Warning.status(), "failure");
+    assert_eq!(Health::Critical.status(), "failure");
+    // check_restart still sees a warning as one.
+    assert_eq!(Health::Warning.restart_status(), "warning");
+    assert_eq!(Health::Critical.restart_status(), "failure");
+    assert_eq!(Health::Passing.restart_status(), "success");
+}
+
+#[test]
+fn script_output_is_its_stdout_or_the_error() {
+    let ran = ExecTaskResult {
+        stdout: b"all good\n".to_vec(),
+        stderr: b"ignored\n".to_vec(),
+        exit_code: 1,
+    };
+    assert_eq!(
+        script_outcome(Ok(ran)),
+        (Health::Warning, "all good\n".to_string())
+    );
+    assert_eq!(
+        script_outcome(Err(DriverError::DeadlineExceeded)),
+        (Health::Critical, "context deadline exceeded".to_string())
+    );
+    assert_eq!(
+        script_outcome(Err(DriverError::TaskNotFound)),
+        (Health::Critical, "task not found for given id".to_string())
+    );
+}
+
+/// A driver whose only working operation is `exec`: it records the command and answers
+/// with a canned result after `delay`.
+struct ScriptDriver {
+    result: ExecTaskResult,
+    delay: Duration,
+    seen: std::sync::Mutex<Vec<Vec<String>>>,
+}
+
+#[async_trait::async_trait]
+impl crate::drivers::Driver for ScriptDriver {
+    fn name(&self) -> &'static str {
+        "script_test"
+    }
+    fn capabilities(&self) -> crate::drivers::Capabilities {
+        crate::drivers::Capabilities {
+            send_signals: false,
+            exec: true,
+            fs_isolation: crate::drivers::FsIsolation::None,
+        }
+    }
+    async fn fingerprint(&self) -> crate::drivers::Fingerprint {
+        crate::drivers::Fingerprint::healthy("script_test")
+    }
+    async fn start(&self, _: crate::drivers::TaskConfig) -> Result<TaskHandle, DriverError> {
+        Err(DriverError::Unsupported("start"))
+    }
+    async fn wait(&self, _: &TaskHandle) -> Result<crate::drivers::ExitResult, DriverError> {
+        Err(DriverError::Unsupported("wait"))
+    }
+    async fn stop(&self, _: &TaskHandle, _: &str, _: Duration) -> Result<(), DriverError> {
+        Err(DriverError::Unsupported("stop"))
+    }
+    async fn destroy(&self, _: &TaskHandle, _: bool) -> Result<(), DriverError> {
+        Err(DriverError::Unsupported("destroy"))
+    }
+    async fn signal(&self, _: &TaskHandle, _: &str) -> Result<(), DriverError> {
+        Err(DriverError::Unsupported("signal"))
+    }
+    async fn inspect(&self, _: &TaskHandle) -> Result<crate::drivers::TaskStatus, DriverError> {
+        Err(DriverError::Unsupported("inspect"))
+    }
+    async fn exec(
+        &self,
+        _: &TaskHandle,
+        command: Vec<String>,
+        _: Duration,
+    ) -> Result<ExecTaskResult, DriverError> {
+        self.seen.lock().unwrap().push(command);
+        tokio::time::sleep(self.delay).await;
+        Ok(self.result.clone())
+    }
+}
+
+fn script_target(command: &str, args: &[&str]) -> CheckTarget {
+    let mut t = target("script", "", "");
+    t.address = Ok(String::new());
+    t.spec.command = command.into();
+    t.spec.args = args.iter().map(|a| a.to_string()).collect();
+    t.spec.task_name = "web".into();
+    t
+}
+
+fn script_task(exit_code: i32, stdout: &str, delay: Duration) -> (Arc<ScriptDriver>, ScriptTask) {
+    let driver = Arc::new(ScriptDriver {
+        result: ExecTaskResult {
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: Vec::new(),
+            exit_code,
+        },
+        delay,
+        seen: Default::default(),
+    });
+    let handle = TaskHandle {
+        version: 1,
+        driver: "script_test".into(),
+        config: Default::default(),
+        driver_state: serde_json::Value::Null,
+    };
+    let task = ScriptTask {
+        driver: driver.clone(),
+        handle,
+    };
+    (driver, task)
+}
+
+#[tokio::test]
+async fn script_check_runs_its_command_in_the_task() {
+    let t = script_target("/bin/check", &["-v", "x y"]);
+    let (driver, task) = script_task(0, "healthy\n", Duration::ZERO);
+    let run = Checker::default().run_check(&t, Some(task)).await;
+    assert_eq!(
+        driver.seen.lock().unwrap().as_slice(),
+        [vec!["/bin/check".to_string(), "-v".into(), "x y".into()]]
+    );
+    assert_eq!(run.health, Health::Passing);
+    let r = run.result;
+    assert_eq!(
+        (r.status.as_str(), r.output.as_str()),
+        ("success", "healthy\n")
+    );
+    assert_eq!(r.status_code, 0);
+    assert_eq!(
+        (
+            r.id.as_str(),
+            r.group.as_str(),
+            r.task.as_str(),
+            r.check.as_str()
+        ),
+        ("abc", "example.web[0]", "web", "alive")
+    );
+    assert_eq!(r.mode, "healthiness");
+
+    let (_, task) = script_task(1, "degraded\n", Duration::ZERO);
+    let run = Checker::default().run_check(&t, Some(task)).await;
+    assert_eq!(run.health, Health::Warning);
+    assert_eq!(
+        (run.result.status.as_str(), run.result.output.as_str()),
+        ("failure", "degraded\n")
+    );
+    let (_, task) = script_task(2, "down\n", Duration::ZERO);
+    let run = Checker::default().run_check(&t, Some(task)).await;
+    assert_eq!(run.health, Health::Critical);
+    assert_eq!(run.result.status, "failure");
+}
+
+#[tokio::test]
+async fn script_check_times_out_and_needs_a_running_task() {
+    let mut t = script_target("/bin/sleep", &["60"]);
+    t.spec.timeout = Duration::from_millis(200);
+    let (_, task) = script_task(0, "", Duration::from_secs(30));
+    let started = std::time::Instant::now();
+    let run = Checker::default().run_check(&t, Some(task)).await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(run.health, Health::Critical);
+    assert_eq!(
+        (run.result.status.as_str(), run.result.output.as_str()),
+        ("failure", "context deadline exceeded")
+    );
+    let run = Checker::default().run_check(&t, None).await;
+    assert_eq!(
+        (run.result.status.as_str(), run.result.output.as_str()),
+        ("failure", "Task not running")
+    );
+}
+
+#[tokio::test]
+async fn network_checks_ignore_the_task() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (driver, task) = script_task(2, "", Duration::ZERO);
+    let run = Checker::default()
+        .run_check(&target("tcp", &addr, ""), Some(task))
+        .await;
+    assert_eq!(run.health, Health::Passing);
+    assert_eq!(run.result.output, "nomad: tcp ok");
+    assert!(driver.seen.lock().unwrap().is_empty());
 }

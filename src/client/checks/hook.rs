@@ -1,8 +1,8 @@
 //! The per-alloc checks hook: started by the alloc runner once the alloc runs, it runs each
-//! Nomad-provider check every `interval` (the first after half of one, as Nomad does), keeps
-//! the latest result per check for `/v1/client/allocation/<id>/checks`, and restarts a task
-//! whose check stays unhealthy past its `check_restart`. Stopped (and its results purged)
-//! when the alloc stops.
+//! Nomad-provider check every `interval` (the first after half of one, as Nomad does; script
+//! checks inside their task, while it runs), keeps the latest result per check for
+//! `/v1/client/allocation/<id>/checks`, and restarts a task whose check stays unhealthy past
+//! its `check_restart`. Stopped (and its results purged) when the alloc stops.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -11,9 +11,9 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::checker::Checker;
+use super::checker::{Checker, ScriptTask};
 use super::restart::{restart_reason, Restarter};
-use super::spec::{targets_of_service, CheckTarget};
+use super::spec::{targets_of_service, CheckKind, CheckTarget};
 use crate::api::{AllocCheckResults, Allocation, CheckQueryResult, Node, CHECK_PENDING};
 use crate::client::alloc_dir::AllocDir;
 use crate::client::control::{restart_signaled, TaskControl};
@@ -152,6 +152,20 @@ impl ChecksHook {
     }
 }
 
+/// The driver and live handle of `task` while it runs: where its script checks run.
+fn script_task(tasks: &Tasks, task: &str) -> Option<ScriptTask> {
+    let control = tasks
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(task)
+        .cloned()?;
+    if !control.is_running() {
+        return None;
+    }
+    let (driver, handle) = control.running()?;
+    Some(ScriptTask { driver, handle })
+}
+
 /// Runs one check until cancelled.
 async fn observe(
     t: CheckTarget,
@@ -173,15 +187,19 @@ async fn observe(
             _ = cancel.cancelled() => return,
             _ = tokio::time::sleep_until(next) => {}
         }
-        let r = tokio::select! {
-            _ = cancel.cancelled() => return,
-            r = checker.run(&t) => r,
+        let script_task = match t.spec.check_kind() {
+            CheckKind::Script => script_task(&tasks, &t.spec.task_name),
+            CheckKind::Http | CheckKind::Tcp => None,
         };
-        let status = r.status.clone();
+        let run = tokio::select! {
+            _ = cancel.cancelled() => return,
+            r = checker.run_check(&t, script_task) => r,
+        };
+        let status = run.health.restart_status();
         if cancel.is_cancelled() {
             return;
         }
-        store(&results, r);
+        store(&results, run.result);
         next = Instant::now() + t.spec.interval;
         let Some(restarter) = restarter.as_mut() else {
             continue;
@@ -200,7 +218,7 @@ async fn observe(
             restarter.reset(now);
         }
         seen_restarts = Some(restarts);
-        if restarter.apply(now, &status) {
+        if restarter.apply(now, status) {
             tracing::info!(check = %t.spec.name, task = %t.spec.task_name, "restarting task: check unhealthy");
             (task.note)(restart_signaled(&restart_reason(&t.spec.name)));
             (task.restart)();

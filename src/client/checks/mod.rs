@@ -3,7 +3,9 @@
 //! check restarts its task (`restart`), and the per-alloc hook that runs them every `interval`
 //! and keeps the latest result of each (`hook`).
 //!
-//! Script and grpc checks are not run here (Nomad's native checks are http and tcp only).
+//! Nomad's native checks are http and tcp only; script checks are run here too (inside their
+//! task through the driver's exec), with the same result shape. grpc checks are not:
+//! validation rejects them for Nomad services.
 
 pub mod checker;
 pub mod hook;

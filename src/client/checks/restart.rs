@@ -6,7 +6,8 @@
 //!      ^                                          │ now >= T + interval*(limit-1)
 //!      └──── success ─────────────────────────────┴──> restart (grace starts again)
 //! ```
-//! Nomad's native checks are never `warning`, so `ignore_warnings` changes nothing here.
+//! Only script checks warn (exit code 1, fed here as `warning`): a warning is unhealthy
+//! unless `ignore_warnings`, as Nomad's watcher treats Consul's warning status.
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use tokio::time::Instant;
 
 use crate::api::{CHECK_FAILURE, CHECK_PENDING};
 
+use super::checker::STATUS_WARNING;
 use super::spec::CheckRestart;
 
 #[derive(Debug, Clone)]
@@ -23,6 +25,8 @@ pub struct Restarter {
     time_limit: Duration,
     grace_until: Instant,
     unhealthy_since: Option<Instant>,
+    /// A warning counts as healthy.
+    ignore_warnings: bool,
 }
 
 impl Restarter {
@@ -33,6 +37,7 @@ impl Restarter {
             time_limit: interval * cfg.limit.saturating_sub(1),
             grace_until: now + cfg.grace,
             unhealthy_since: None,
+            ignore_warnings: cfg.ignore_warnings,
         }
     }
 
@@ -45,7 +50,12 @@ impl Restarter {
     /// Feeds the latest status; true when the task must be restarted now (the watch then
     /// starts over).
     pub fn apply(&mut self, now: Instant, status: &str) -> bool {
-        if status != CHECK_FAILURE && status != CHECK_PENDING {
+        let unhealthy = match status {
+            CHECK_FAILURE | CHECK_PENDING => true,
+            STATUS_WARNING => !self.ignore_warnings,
+            _ => false,
+        };
+        if !unhealthy {
             self.unhealthy_since = None;
             return false;
         }
@@ -120,6 +130,30 @@ mod tests {
         r.reset(t0 + 6 * SEC);
         assert!(!r.apply(t0 + 7 * SEC, "failure"));
         assert!(r.apply(t0 + 11 * SEC, "failure"));
+    }
+
+    #[test]
+    fn warnings_are_unhealthy_unless_ignored() {
+        let t0 = Instant::now();
+        let mut r = Restarter::new(&cfg(2, 0), SEC, t0);
+        assert!(!r.apply(t0, "warning"));
+        assert!(r.apply(t0 + SEC, "warning"));
+        let mut ignoring = Restarter::new(
+            &CheckRestart {
+                ignore_warnings: true,
+                ..cfg(2, 0)
+            },
+            SEC,
+            t0,
+        );
+        assert!(!ignoring.apply(t0, "failure"));
+        // A warning in between is healthy: the failures start counting again.
+        assert!(!ignoring.apply(t0 + SEC, "warning"));
+        assert!(!ignoring.apply(t0 + 2 * SEC, "failure"));
+        assert!(ignoring.apply(t0 + 3 * SEC, "failure"));
+        for i in 4..10 {
+            assert!(!ignoring.apply(t0 + i * SEC, "warning"), "at {i}s");
+        }
     }
 
     #[test]

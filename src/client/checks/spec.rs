@@ -21,12 +21,24 @@ pub struct CheckRestart {
     pub ignore_warnings: bool,
 }
 
+/// What a check does, from its `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    Http,
+    Tcp,
+    /// Runs `command` inside the check's task (through the driver's exec).
+    Script,
+}
+
 /// One check as written in the job (after interpolation).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckSpec {
     pub name: String,
-    /// `http` or `tcp` (anything else is probed as tcp, as Nomad's checker does).
+    /// The `type` as written (it is part of the check's ID); see [`CheckSpec::check_kind`].
     pub kind: String,
+    /// Script checks: the program and its arguments.
+    pub command: String,
+    pub args: Vec<String>,
     pub path: String,
     pub method: String,
     pub headers: Vec<(String, String)>,
@@ -53,6 +65,7 @@ pub struct CheckTarget {
     pub service: String,
     pub spec: CheckSpec,
     /// `host:port` to probe, or why it cannot be resolved (reported as the check's output).
+    /// Empty for script checks, which probe nothing.
     pub address: Result<String, String>,
 }
 
@@ -105,6 +118,16 @@ fn headers(v: &Value, env: &TaskEnv) -> Vec<(String, String)> {
 }
 
 impl CheckSpec {
+    /// Job validation admits only http, tcp and script for Nomad services; anything else
+    /// (a job stored before that rule) is probed as tcp, as Nomad's checker does.
+    pub fn check_kind(&self) -> CheckKind {
+        match self.kind.to_ascii_lowercase().as_str() {
+            "http" => CheckKind::Http,
+            "script" => CheckKind::Script,
+            _ => CheckKind::Tcp,
+        }
+    }
+
     pub fn from_value(c: &Value, env: &TaskEnv) -> CheckSpec {
         let check_restart = c
             .get("CheckRestart")
@@ -124,13 +147,22 @@ impl CheckSpec {
             .filter(|r| r.limit > 0);
         let kind = s(c, "Type");
         let mut protocol = s(c, "Protocol");
-        if kind == "http" && protocol.is_empty() {
+        if kind.eq_ignore_ascii_case("http") && protocol.is_empty() {
             protocol = "http".to_string();
         }
         let timeout = nanos(c, "Timeout");
         CheckSpec {
             name: env.interpolate(&s(c, "Name")),
             path: env.interpolate(&s(c, "Path")),
+            command: env.interpolate(&s(c, "Command")),
+            args: c
+                .get("Args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|a| env.interpolate(a))
+                .collect(),
             method: s(c, "Method"),
             headers: headers(c, env),
             body: env.interpolate(&s(c, "Body")),
@@ -183,6 +215,15 @@ pub fn check_id(alloc_id: &str, group: &str, c: &CheckSpec) -> String {
     } else {
         b"false"
     });
+    // Nomad has no native script checks, so their IDs are ours to define: the command is part
+    // of them, so that a job update changing it replaces the running check (updates keep
+    // checks whose ID is unchanged). http and tcp IDs stay Nomad's.
+    if c.check_kind() == CheckKind::Script {
+        for part in std::iter::once(&c.command).chain(&c.args) {
+            ctx.update(part.as_bytes());
+            ctx.update(&[0]);
+        }
+    }
     ctx.finish()
         .as_ref()
         .iter()
@@ -245,12 +286,18 @@ pub fn targets_of_service(
             if spec.task_name.is_empty() {
                 spec.task_name = service_task.clone();
             }
+            let address = match spec.check_kind() {
+                CheckKind::Script => Ok(String::new()),
+                CheckKind::Http | CheckKind::Tcp => {
+                    address(alloc, node, &service_port, &service_address, &spec)
+                }
+            };
             CheckTarget {
                 id: check_id(&alloc.id, &alloc.task_group, &spec),
                 group: alloc.name.clone(),
                 task: service_task.clone(),
                 service: service.clone(),
-                address: address(alloc, node, &service_port, &service_address, &spec),
+                address,
                 spec,
             }
         })

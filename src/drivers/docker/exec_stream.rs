@@ -1,7 +1,8 @@
-//! Interactive exec and resource stats of a container, as Nomad's docker driver does them:
-//! `POST /containers/:id/exec` then `POST /exec/:id/start` with the connection hijacked
-//! (HTTP upgrade to a raw stream), `POST /exec/:id/resize` for TTY size changes, and
-//! `GET /exec/:id/json` for the exit code; stats from `GET /containers/:id/stats`.
+//! Exec (interactive, or to completion for script checks) and resource stats of a container,
+//! as Nomad's docker driver does them: `POST /containers/:id/exec` then `POST /exec/:id/start`
+//! with the connection hijacked (HTTP upgrade to a raw stream) or read whole,
+//! `POST /exec/:id/resize` for TTY size changes, and `GET /exec/:id/json` for the exit code;
+//! stats from `GET /containers/:id/stats`.
 //!
 //! Without a TTY the hijacked stream carries Docker's stdcopy frames (stdout/stderr
 //! multiplexed); with one it is the terminal's raw bytes.
@@ -16,14 +17,14 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
-use super::api::{ApiError, DockerApi};
+use super::api::{read_body, ApiError, DockerApi};
 use super::logs::demux;
-use crate::drivers::exec_stream::{ExecInput, ExecOutput, ExecSession};
+use crate::drivers::exec_stream::{keep_tail, ExecInput, ExecOutput, ExecSession};
 use crate::drivers::stats::{
     CpuStats, MemoryStats, ResourceUsage, TaskResourceUsage, MEASURED_MAX_USAGE, MEASURED_PERCENT,
     MEASURED_RSS, MEASURED_SWAP, MEASURED_USAGE,
 };
-use crate::drivers::DriverError;
+use crate::drivers::{DriverError, ExecTaskResult};
 
 fn fail(e: ApiError) -> DriverError {
     DriverError::SignalFailed(format!("failed to exec: {e}"))
@@ -152,6 +153,58 @@ pub async fn exec_streaming(
         .await
         .map_err(fail)?;
     Ok(info.get("ExitCode").and_then(Value::as_i64).unwrap_or(-1) as i32)
+}
+
+/// Runs `command` in the container to completion and collects its output, as Nomad's
+/// docker driver's `ExecTask` does: stdout and stderr apart, the last 4 KiB of each.
+pub async fn exec(
+    api: &DockerApi,
+    container_id: &str,
+    command: Vec<String>,
+    timeout: Duration,
+) -> Result<ExecTaskResult, DriverError> {
+    let created = api
+        .post(
+            &format!("/containers/{container_id}/exec"),
+            Some(&json!({"Cmd": command, "AttachStdout": true, "AttachStderr": true})),
+        )
+        .await
+        .map_err(fail)?;
+    let exec_id = created
+        .get("Id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| fail(ApiError::Http("exec create returned no Id".to_string())))?
+        .to_string();
+    let run = async {
+        let resp = api
+            .send(
+                Method::POST,
+                &format!("/exec/{exec_id}/start"),
+                Some(&json!({"Detach": false, "Tty": false})),
+            )
+            .await?;
+        read_body(resp).await
+    };
+    let body = tokio::time::timeout(timeout, run)
+        .await
+        .map_err(|_| DriverError::DeadlineExceeded)?
+        .map_err(fail)?;
+    let mut buf = body.to_vec();
+    let mut result = ExecTaskResult::default();
+    for (stream, payload) in demux(&mut buf) {
+        let out = if stream == 2 {
+            &mut result.stderr
+        } else {
+            &mut result.stdout
+        };
+        keep_tail(out, &payload);
+    }
+    let info = api
+        .get(&format!("/exec/{exec_id}/json"))
+        .await
+        .map_err(fail)?;
+    result.exit_code = info.get("ExitCode").and_then(Value::as_i64).unwrap_or(-1) as i32;
+    Ok(result)
 }
 
 fn n(v: &Value, p: &str) -> u64 {

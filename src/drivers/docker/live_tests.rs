@@ -95,13 +95,26 @@ async fn stop_signals_then_kills_and_destroy_removes() {
     let out = d
         .exec(
             &h,
-            &["echo".into(), "inside".into()],
+            vec![
+                "sh".into(),
+                "-c".into(),
+                "echo inside; echo oops >&2; exit 1".into(),
+            ],
             Duration::from_secs(10),
         )
         .await
         .unwrap();
-    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.exit_code, 1);
     assert_eq!(out.stdout, b"inside\n");
+    assert_eq!(out.stderr, b"oops\n");
+    let late = d
+        .exec(
+            &h,
+            vec!["sleep".into(), "5".into()],
+            Duration::from_millis(300),
+        )
+        .await;
+    assert_eq!(late, Err(crate::drivers::DriverError::DeadlineExceeded));
     let stats = d.stats(&h).await.unwrap();
     assert!(stats.memory_usage_bytes > 0);
     let t = Instant::now();
@@ -183,5 +196,91 @@ async fn recovers_a_running_container_from_its_handle() {
         .unwrap();
     assert_eq!(r.exit_code, 137);
     fresh.destroy(&h, true).await.unwrap();
+    let _ = d.destroy(&h, true).await;
+}
+
+/// The container's log messages as the daemon keeps them: (stream, unix nanos, text).
+async fn daemon_logs(d: &DockerDriver, id: &str) -> Vec<(u8, i64, String)> {
+    let resp = d
+        .api
+        .send(
+            hyper::Method::GET,
+            &format!("/containers/{id}/logs?stdout=1&stderr=1&timestamps=1"),
+            None,
+        )
+        .await
+        .unwrap();
+    let mut buf = super::api::read_body(resp).await.unwrap().to_vec();
+    super::logs::demux(&mut buf)
+        .into_iter()
+        .map(|(stream, msg)| {
+            let (ts, text) = super::logs::split_timestamp(&msg);
+            (
+                stream,
+                ts.unwrap(),
+                String::from_utf8_lossy(text).into_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn recovered_container_logs_resume_where_the_last_copy_stopped() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = cfg(
+        tmp.path(),
+        "talker",
+        json!({"image": IMAGE, "command": "sh",
+               "args": ["-c", "for i in 1 2 3 4 5 6; do echo line-$i; echo err-$i >&2; done; exec sleep 300"]}),
+    );
+    // The first agent's copy never ran; what it "wrote" before crashing is set up below.
+    c.logs_disabled = true;
+    let h = d.start(c).await.expect("starts");
+    let id = h.driver_state["container_id"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut all = daemon_logs(&d, &id).await;
+    while all.len() < 12 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        all = daemon_logs(&d, &id).await;
+    }
+    let complete = all.len() == 12;
+    assert!(complete, "{all:?}");
+    // The crashed copy had written everything up to and including line-3.
+    let cut = all.iter().position(|m| m.2 == "line-3\n").unwrap() + 1;
+    let logs = tmp.path().join("alloc/logs");
+    let mut written = [String::new(), String::new(), String::new()];
+    for (stream, _, text) in &all[..cut] {
+        written[usize::from(*stream)].push_str(text);
+    }
+    std::fs::write(logs.join("talker.stdout.0"), &written[1]).unwrap();
+    std::fs::write(logs.join("talker.stderr.0"), &written[2]).unwrap();
+    let last = all[cut - 1].1;
+    let at_last = all[..cut].iter().filter(|m| m.1 == last).count();
+    std::fs::write(
+        logs.join(".talker.docker.logpos"),
+        format!("{id} {last:020} {at_last:010}\n"),
+    )
+    .unwrap();
+
+    let mut recovered = h.clone();
+    recovered.config.logs_disabled = false;
+    let fresh = DockerDriver::new(None);
+    fresh.recover(&recovered).await.expect("recovers");
+    let copied = crate::drivers::testutil::wait_until(Duration::from_secs(20), || async {
+        read_log(tmp.path(), "talker.stdout.0").contains("line-6")
+            && read_log(tmp.path(), "talker.stderr.0").contains("err-6")
+    })
+    .await;
+    assert!(copied, "{}", read_log(tmp.path(), "talker.stdout.0"));
+    let want = |p: &str| (1..=6).map(|i| format!("{p}-{i}\n")).collect::<String>();
+    assert_eq!(read_log(tmp.path(), "talker.stdout.0"), want("line"));
+    assert_eq!(read_log(tmp.path(), "talker.stderr.0"), want("err"));
+    let status = fresh.inspect(&recovered).await.unwrap();
+    assert_eq!(status.state, crate::drivers::TaskRunState::Running);
+    assert!(status.started_at > 0 && status.started_at <= crate::api::now_nanos());
+
+    fresh.stop(&recovered, "", Duration::ZERO).await.unwrap();
+    fresh.destroy(&recovered, true).await.unwrap();
     let _ = d.destroy(&h, true).await;
 }

@@ -2,7 +2,9 @@
 //! socket, as Nomad's docker driver does: the image is used when present locally and pulled
 //! otherwise (or always with `force_pull`); the alloc/local/secrets dirs are bind-mounted at
 //! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
-//! log files; OOM kills are read from the container state after it exits.
+//! log files; OOM kills are read from the container state after it exits. Containers outlive
+//! the agent: after a restart `recover` re-attaches to the container its persisted handle
+//! names, and the log copy resumes where the last one stopped (see `logs`).
 //! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
 
 mod api;
@@ -26,11 +28,12 @@ use tokio::task::JoinHandle;
 
 use self::api::{q, read_body, ApiError, DockerApi};
 use self::config::{split_image, DockerTaskConfig, PluginSettings};
+use self::logs::LogPosition;
 use super::logging::LogStream;
 use super::task_store::{ExitCell, TaskStore};
 use super::{
-    parse_signal, Capabilities, Driver, DriverError, ExitResult, Fingerprint, FsIsolation,
-    HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
+    parse_signal, Capabilities, Driver, DriverError, ExecTaskResult, ExitResult, Fingerprint,
+    FsIsolation, HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
 };
 use crate::api::now_nanos;
 
@@ -61,14 +64,6 @@ struct DockerTask {
     completed_at: Mutex<Option<i64>>,
     exit: ExitCell,
     supervisor: Mutex<Option<JoinHandle<()>>>,
-}
-
-/// The result of `exec` in a running container.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecOutput {
-    pub exit_code: i32,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
 }
 
 /// A point-in-time resource usage sample of a container.
@@ -171,12 +166,14 @@ impl DockerDriver {
             })
     }
 
-    /// Starts the log copy and the waiter for a running container.
+    /// Starts the log copy and the waiter for a running container. `resume` picks the log
+    /// copy up where an earlier agent's copy of this container stopped (see `logs`).
     fn supervise(
         &self,
         cfg: &TaskConfig,
         id: &str,
-        since: i64,
+        started_at: i64,
+        resume: bool,
     ) -> Result<Arc<DockerTask>, DriverError> {
         let log_task = if cfg.logs_disabled {
             None
@@ -188,10 +185,20 @@ impl DockerDriver {
             };
             let out = spec.rotator(LogStream::Stdout).map_err(err)?;
             let errr = spec.rotator(LogStream::Stderr).map_err(err)?;
+            let pos_path = LogPosition::path(&spec.dir, &cfg.name);
+            let pos = if resume {
+                let (pos, found) = LogPosition::resume(&pos_path, id);
+                if !found {
+                    tracing::info!(container_id = %id, "no docker log position recorded, copying the container's logs from its start");
+                }
+                pos
+            } else {
+                LogPosition::fresh(&pos_path, id)
+            };
             Some(tokio::spawn(logs::follow(
                 self.api.clone(),
                 id.to_string(),
-                since,
+                pos,
                 out,
                 errr,
             )))
@@ -199,7 +206,7 @@ impl DockerDriver {
         let task = Arc::new(DockerTask {
             name: cfg.name.clone(),
             container_id: id.to_string(),
-            started_at: now_nanos(),
+            started_at,
             completed_at: Mutex::new(None),
             exit: ExitCell::default(),
             supervisor: Mutex::new(None),
@@ -220,84 +227,6 @@ impl DockerDriver {
         });
         *lock(&task.supervisor) = Some(handle);
         Ok(task)
-    }
-
-    /// Re-attaches to the container a handle names after a client restart. A container that
-    /// exited meanwhile reports its real exit; a missing one is `TaskNotFound`.
-    pub async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
-        if self.tasks.contains(handle.id()) {
-            return Ok(());
-        }
-        let id = handle
-            .driver_state
-            .get("container_id")
-            .and_then(Value::as_str)
-            .ok_or(DriverError::TaskNotFound)?;
-        self.api
-            .get(&format!("/containers/{id}/json"))
-            .await
-            .map_err(|_| DriverError::TaskNotFound)?;
-        let since = chrono::Utc::now().timestamp();
-        let task = self.supervise(&handle.config, id, since)?;
-        self.tasks.insert_new(handle.id(), task)
-    }
-
-    /// Runs `cmd` inside the task's container and collects its output (Nomad's `ExecTask`).
-    pub async fn exec(
-        &self,
-        handle: &TaskHandle,
-        cmd: &[String],
-        timeout: Duration,
-    ) -> Result<ExecOutput, DriverError> {
-        let task = self.tasks.get(handle.id())?;
-        let fail = |e: ApiError| DriverError::SignalFailed(format!("failed to exec: {e}"));
-        let created = self
-            .api
-            .post(
-                &format!("/containers/{}/exec", task.container_id),
-                Some(&json!({"Cmd": cmd, "AttachStdout": true, "AttachStderr": true})),
-            )
-            .await
-            .map_err(fail)?;
-        let exec_id = created
-            .get("Id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let run = async {
-            let resp = self
-                .api
-                .send(
-                    Method::POST,
-                    &format!("/exec/{exec_id}/start"),
-                    Some(&json!({"Detach": false, "Tty": false})),
-                )
-                .await?;
-            read_body(resp).await
-        };
-        let body = tokio::time::timeout(timeout, run)
-            .await
-            .map_err(|_| fail(ApiError::Timeout))?
-            .map_err(fail)?;
-        let mut buf = body.to_vec();
-        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        for (stream, payload) in logs::demux(&mut buf) {
-            if stream == 2 {
-                stderr.extend(payload);
-            } else {
-                stdout.extend(payload);
-            }
-        }
-        let info = self
-            .api
-            .get(&format!("/exec/{exec_id}/json"))
-            .await
-            .map_err(fail)?;
-        Ok(ExecOutput {
-            exit_code: info.get("ExitCode").and_then(Value::as_i64).unwrap_or(-1) as i32,
-            stdout,
-            stderr,
-        })
     }
 
     /// One resource-usage sample from the daemon (`/containers/:id/stats?stream=0`).
@@ -464,7 +393,7 @@ impl Driver for DockerDriver {
                 recoverable: false,
             });
         }
-        let task = self.supervise(&cfg, &id, 0)?;
+        let task = self.supervise(&cfg, &id, now_nanos(), false)?;
         self.tasks.insert_new(&cfg.id, task)?;
         Ok(TaskHandle {
             version: HANDLE_VERSION,
@@ -472,6 +401,37 @@ impl Driver for DockerDriver {
             driver_state: json!({ "container_id": id, "image": d.image }),
             config: cfg,
         })
+    }
+
+    /// Re-attaches to the container a handle names after a client restart (Nomad's
+    /// `RecoverTask`): the waiter, stop, signal, exec and stats work on it as on a container
+    /// this process started, and the log copy resumes where the last one stopped. A
+    /// container that exited meanwhile reports its real exit through `wait`.
+    async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
+        if self.tasks.contains(handle.id()) {
+            return Ok(());
+        }
+        let id = handle
+            .driver_state
+            .get("container_id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| DriverError::Recover("no container id in the task handle".into()))?;
+        let info = self
+            .api
+            .get(&format!("/containers/{id}/json"))
+            .await
+            .map_err(|e| match e.status() {
+                Some(404) => DriverError::Recover(format!("container {id} no longer exists")),
+                _ => DriverError::Recover(format!("failed to inspect container {id}: {e}")),
+            })?;
+        let started_at = info
+            .pointer("/State/StartedAt")
+            .and_then(Value::as_str)
+            .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+            .and_then(|t| t.timestamp_nanos_opt())
+            .unwrap_or_else(now_nanos);
+        let task = self.supervise(&handle.config, id, started_at, true)?;
+        self.tasks.insert_new(handle.id(), task)
     }
 
     async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {
@@ -576,6 +536,17 @@ impl Driver for DockerDriver {
             exit_result: exit,
             driver_attributes: [("container_id".to_string(), task.container_id.clone())].into(),
         })
+    }
+
+    /// Runs `command` in the container to completion (Nomad's `ExecTask`).
+    async fn exec(
+        &self,
+        handle: &TaskHandle,
+        command: Vec<String>,
+        timeout: Duration,
+    ) -> Result<ExecTaskResult, DriverError> {
+        let task = self.tasks.get(handle.id())?;
+        exec_stream::exec(&self.api, &task.container_id, command, timeout).await
     }
 
     async fn exec_streaming(

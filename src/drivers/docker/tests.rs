@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::config::{split_image, DockerTaskConfig, PluginSettings};
 use super::container::{create_body, memory_limits};
-use super::logs::demux;
+use super::logs::{demux, split_timestamp, LogPosition};
 use crate::drivers::TaskConfig;
 
 fn task(config: serde_json::Value) -> TaskConfig {
@@ -156,4 +156,63 @@ fn demux_splits_stdout_and_stderr_frames() {
     let frames = demux(&mut buf);
     assert_eq!(frames, vec![(1, b"out".to_vec()), (2, b"err".to_vec())]);
     assert_eq!(buf, vec![1, 0, 0]);
+}
+
+#[test]
+fn log_messages_split_off_the_daemon_timestamp() {
+    let (ts, rest) = split_timestamp(b"2026-01-02T03:04:05.000000007Z hello\n");
+    assert_eq!(ts, Some(1_767_323_045_000_000_007));
+    assert_eq!(rest, b"hello\n");
+    // No timestamp: the message is kept whole and does not move the position.
+    assert_eq!(
+        split_timestamp(b"plain line\n"),
+        (None, &b"plain line\n"[..])
+    );
+    assert_eq!(split_timestamp(b"nospace"), (None, &b"nospace"[..]));
+}
+
+#[test]
+fn log_position_resumes_after_what_was_written_and_only_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = LogPosition::path(tmp.path(), "web");
+    assert_eq!(path, tmp.path().join(".web.docker.logpos"));
+    let id = "c".repeat(64);
+    let mut pos = LogPosition::fresh(&path, &id);
+    assert_eq!(
+        pos.begin_read(),
+        "0",
+        "a fresh copy reads from the container's start"
+    );
+    // Two messages share a timestamp; the copy stops after the first of them.
+    assert!(pos.admit(Some(5_000_000_001)));
+    assert!(pos.admit(Some(7_000_000_002)));
+    assert!(pos.admit(None), "untimed messages are always written");
+    assert_eq!(pos.at(), (7_000_000_002, 1));
+    pos.save();
+    let record = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        record.len(),
+        64 + 1 + 20 + 1 + 10 + 1,
+        "fixed width: {record:?}"
+    );
+
+    let (mut again, found) = LogPosition::resume(&path, &id);
+    assert!(found);
+    // The daemon's `since` is inclusive: the read replays the message at the position.
+    assert_eq!(again.begin_read(), "7.000000002");
+    assert!(!again.admit(Some(7_000_000_002)), "already written");
+    assert!(
+        again.admit(Some(7_000_000_002)),
+        "the second one at that time is new"
+    );
+    assert!(again.admit(Some(8_000_000_000)));
+    // Once past the replayed part, everything is new, even a step back of the clock.
+    assert!(again.admit(Some(6_000_000_000)));
+
+    // A position of another container (an earlier attempt of the task) is not used.
+    let (mut other, found) = LogPosition::resume(&path, &"d".repeat(64));
+    assert!(!found);
+    assert_eq!(other.begin_read(), "0");
+    let (_, found) = LogPosition::resume(&tmp.path().join("missing"), &id);
+    assert!(!found);
 }

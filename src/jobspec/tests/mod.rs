@@ -119,4 +119,5 @@ mod parse;
 mod task_kind;
 mod validation;
 mod validation_blocks;
+mod validation_services;
 mod variables;

@@ -45,12 +45,7 @@ fn parse_key(name: &str) -> Option<u64> {
 
 /// FNV-1a 64: cheap, dependency-free corruption detection (not a defence against tampering).
 fn checksum(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    checksum_more(0xcbf2_9ce4_8422_2325, bytes)
 }
 
 fn io_err(path: &Path, source: std::io::Error) -> RaftError {
@@ -67,23 +62,41 @@ fn corrupt(path: &Path, reason: impl Into<String>) -> RaftError {
     }
 }
 
-/// Encodes a snapshot file's bytes.
-fn encode(meta: &Meta, data: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
-    let meta_json = serde_json::to_vec(meta)?;
-    let mut out = Vec::with_capacity(8 + 4 + meta_json.len() + 8 + data.len() + 8);
-    out.extend_from_slice(MAGIC);
-    // A snapshot meta is a few hundred bytes; u32 is ample and checked on read.
-    out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&meta_json);
-    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    out.extend_from_slice(data);
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    Ok(out)
+/// FNV-1a 64 continued over more bytes (`checksum` is this from the offset basis).
+fn checksum_more(mut hash: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
 }
 
-/// Decodes and verifies a snapshot file's bytes; `path` only names the file in errors.
-fn decode(path: &Path, bytes: &[u8]) -> Result<(Meta, Vec<u8>), RaftError> {
+/// Writes a snapshot file's bytes to `out` piece by piece, so the (possibly multi-GB) data
+/// is never copied into a second buffer.
+fn encode_to(out: &mut impl Write, meta: &Meta, data: &[u8]) -> std::io::Result<()> {
+    let meta_json = serde_json::to_vec(meta).map_err(std::io::Error::other)?;
+    // A snapshot meta is a few hundred bytes; u32 is ample and checked on read.
+    let meta_len = (meta_json.len() as u32).to_le_bytes();
+    let data_len = (data.len() as u64).to_le_bytes();
+    let mut sum = 0xcbf2_9ce4_8422_2325;
+    for piece in [MAGIC.as_slice(), &meta_len, &meta_json, &data_len, data] {
+        out.write_all(piece)?;
+        sum = checksum_more(sum, piece);
+    }
+    out.write_all(&sum.to_le_bytes())
+}
+
+/// Decodes and verifies a snapshot file's bytes, reusing the buffer for the data; `path`
+/// only names the file in errors.
+fn decode(path: &Path, mut bytes: Vec<u8>) -> Result<(Meta, Vec<u8>), RaftError> {
+    let (meta, range) = decode_ref(path, &bytes)?;
+    bytes.truncate(range.end);
+    bytes.drain(..range.start);
+    Ok((meta, bytes))
+}
+
+/// Checks a snapshot file's bytes; returns its meta and where its data lies.
+fn decode_ref(path: &Path, bytes: &[u8]) -> Result<(Meta, std::ops::Range<usize>), RaftError> {
     let fixed = MAGIC.len() + 4 + 8 + 8;
     if bytes.len() < fixed {
         return Err(corrupt(
@@ -127,7 +140,7 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<(Meta, Vec<u8>), RaftError> {
             ),
         ));
     }
-    Ok((meta, body[pos..].to_vec()))
+    Ok((meta, pos..body.len()))
 }
 
 /// Writes a snapshot atomically into `dir` and removes every older snapshot file there.
@@ -137,10 +150,11 @@ pub fn write(dir: &Path, meta: &Meta, data: &[u8]) -> Result<PathBuf, RaftError>
     let key = key_of(meta);
     let path = dir.join(file_name(key));
     let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(key)));
-    let bytes = encode(meta, data).map_err(|e| corrupt(&path, format!("cannot encode: {e}")))?;
     {
-        let mut f = fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-        f.write_all(&bytes).map_err(|e| io_err(&tmp, e))?;
+        let f = fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        encode_to(&mut w, meta, data).map_err(|e| io_err(&tmp, e))?;
+        let f = w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))?;
         f.sync_all().map_err(|e| io_err(&tmp, e))?;
     }
     fs::rename(&tmp, &path).map_err(|e| io_err(&path, e))?;
@@ -190,9 +204,14 @@ pub fn read_newest(dir: &Path) -> Result<Option<(Meta, Vec<u8>, PathBuf)>, RaftE
     let Some((_, path)) = list(dir)?.into_iter().max_by_key(|(k, _)| *k) else {
         return Ok(None);
     };
-    let bytes = fs::read(&path).map_err(|e| io_err(&path, e))?;
-    let (meta, data) = decode(&path, &bytes)?;
+    let (meta, data) = read(&path)?;
     Ok(Some((meta, data, path)))
+}
+
+/// Reads and verifies one snapshot file.
+pub fn read(path: &Path) -> Result<(Meta, Vec<u8>), RaftError> {
+    let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
+    decode(path, bytes)
 }
 
 #[cfg(test)]

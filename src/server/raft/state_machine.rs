@@ -33,10 +33,27 @@ fn sto_err(
     StorageIOError::new(subject, verb, AnyError::error(msg)).into()
 }
 
-/// A snapshot held in memory, mirrored to a file when there is a data dir.
+/// The current snapshot: its bytes live in its file when there is a data dir (a snapshot of
+/// a large state is gigabytes; keeping it in memory too would double the agent's footprint),
+/// in memory otherwise (dev mode).
 struct StoredSnapshot {
     meta: Meta,
-    data: Vec<u8>,
+    data: SnapshotData,
+}
+
+enum SnapshotData {
+    Memory(Vec<u8>),
+    File(PathBuf),
+}
+
+impl StoredSnapshot {
+    /// The snapshot's bytes (read back from its file when it has one).
+    fn bytes(&self) -> Result<Vec<u8>, RaftError> {
+        match &self.data {
+            SnapshotData::Memory(b) => Ok(b.clone()),
+            SnapshotData::File(path) => snapshot_file::read(path).map(|(_, data)| data),
+        }
+    }
 }
 
 /// The current snapshot, shared by the state machine and the builders openraft runs in their
@@ -72,21 +89,25 @@ impl SnapshotSlot {
         }
     }
 
-    /// Persists and publishes `snap` unless a newer snapshot is already current.
-    fn store(&self, snap: Arc<StoredSnapshot>) -> Result<(), RaftError> {
+    /// Persists and publishes a snapshot unless a newer one is already current.
+    fn store(&self, meta: &Meta, data: &[u8]) -> Result<(), RaftError> {
         let mut current = match self.current.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         };
         if let Some(cur) = current.as_ref() {
-            if snapshot_file::key_of(&cur.meta) > snapshot_file::key_of(&snap.meta) {
+            if snapshot_file::key_of(&cur.meta) > snapshot_file::key_of(meta) {
                 return Ok(());
             }
         }
-        if let Some(dir) = &self.dir {
-            snapshot_file::write(dir, &snap.meta, &snap.data)?;
-        }
-        *current = Some(snap);
+        let data = match &self.dir {
+            Some(dir) => SnapshotData::File(snapshot_file::write(dir, meta, data)?),
+            None => SnapshotData::Memory(data.to_vec()),
+        };
+        *current = Some(Arc::new(StoredSnapshot {
+            meta: meta.clone(),
+            data,
+        }));
         Ok(())
     }
 }
@@ -120,10 +141,22 @@ impl StateMachine {
             if let Some((meta, data, path)) = snapshot_file::read_newest(dir)? {
                 sm.fsm
                     .restore(&data)
-                    .map_err(|reason| RaftError::CorruptSnapshot { path, reason })?;
+                    .map_err(|reason| RaftError::CorruptSnapshot {
+                        path: path.clone(),
+                        reason,
+                    })?;
                 sm.last_applied = meta.last_log_id;
                 sm.last_membership = meta.last_membership.clone();
-                sm.slot.store(Arc::new(StoredSnapshot { meta, data }))?;
+                drop(data);
+                // The file is already there: publish it without writing it again.
+                let mut current = match sm.slot.current.lock() {
+                    Ok(g) => g,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                *current = Some(Arc::new(StoredSnapshot {
+                    meta,
+                    data: SnapshotData::File(path),
+                }));
             }
         }
         Ok(sm)
@@ -262,17 +295,15 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> StorageResult<()> {
         let subject = ErrorSubject::Snapshot(Some(meta.signature()));
-        let snap = Arc::new(StoredSnapshot {
-            meta: meta.clone(),
-            data: snapshot.into_inner(),
-        });
+        let data = snapshot.into_inner();
         let fsm = self.fsm.clone();
         let slot = self.slot.clone();
+        let m = meta.clone();
         // Restore first: a snapshot the FSM rejects must not become the one loaded at startup.
         tokio::task::spawn_blocking(move || -> Result<(), String> {
-            fsm.restore(&snap.data)
-                .map_err(|e| format!("restoring snapshot {}: {e}", snap.meta.snapshot_id))?;
-            slot.store(snap).map_err(|e| e.to_string())
+            fsm.restore(&data)
+                .map_err(|e| format!("restoring snapshot {}: {e}", m.snapshot_id))?;
+            slot.store(&m, &data).map_err(|e| e.to_string())
         })
         .await
         .map_err(|e| sto_err(subject.clone(), ErrorVerb::Write, e))?
@@ -284,9 +315,24 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     }
 
     async fn get_current_snapshot(&mut self) -> StorageResult<Option<Snapshot<TypeConfig>>> {
-        Ok(self.slot.current().map(|s| Snapshot {
-            meta: s.meta.clone(),
-            snapshot: Box::new(Cursor::new(s.data.clone())),
+        let Some(s) = self.slot.current() else {
+            return Ok(None);
+        };
+        let meta = s.meta.clone();
+        let data = tokio::task::spawn_blocking(move || s.bytes().map_err(|e| e.to_string()))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r)
+            .map_err(|e| {
+                sto_err(
+                    ErrorSubject::Snapshot(Some(meta.signature())),
+                    ErrorVerb::Read,
+                    e,
+                )
+            })?;
+        Ok(Some(Snapshot {
+            meta,
+            snapshot: Box::new(Cursor::new(data)),
         }))
     }
 }
@@ -333,31 +379,31 @@ impl RaftSnapshotBuilder<TypeConfig> for SnapshotBuilder {
                 self.last_applied.map(|l| l.index).unwrap_or(0)
             ),
         };
-        let snap = Arc::new(StoredSnapshot {
-            meta: meta.clone(),
-            data,
-        });
         let slot = self.slot.clone();
-        let stored = snap.clone();
-        tokio::task::spawn_blocking(move || slot.store(stored).map_err(|e| e.to_string()))
-            .await
-            .map_err(|e| {
-                sto_err(
-                    ErrorSubject::Snapshot(Some(meta.signature())),
-                    ErrorVerb::Write,
-                    e,
-                )
-            })?
-            .map_err(|e| {
-                sto_err(
-                    ErrorSubject::Snapshot(Some(meta.signature())),
-                    ErrorVerb::Write,
-                    e,
-                )
-            })?;
+        let m = meta.clone();
+        // The bytes go to the blocking task and come back, so they are never copied here.
+        let data = tokio::task::spawn_blocking(move || {
+            slot.store(&m, &data).map_err(|e| e.to_string())?;
+            Ok::<_, String>(data)
+        })
+        .await
+        .map_err(|e| {
+            sto_err(
+                ErrorSubject::Snapshot(Some(meta.signature())),
+                ErrorVerb::Write,
+                e,
+            )
+        })?
+        .map_err(|e| {
+            sto_err(
+                ErrorSubject::Snapshot(Some(meta.signature())),
+                ErrorVerb::Write,
+                e,
+            )
+        })?;
         Ok(Snapshot {
             meta,
-            snapshot: Box::new(Cursor::new(snap.data.clone())),
+            snapshot: Box::new(Cursor::new(data)),
         })
     }
 }

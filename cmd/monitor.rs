@@ -175,17 +175,13 @@ pub fn format_alloc_metrics_with_scores(m: &AllocMetric, prefix: &str) -> String
     let mut out = format_alloc_metrics(m, prefix);
     let metas = m.score_meta_data.as_deref().unwrap_or(&[]);
     if !metas.is_empty() {
-        let mut names: Vec<&String> = metas.iter().flat_map(|s| s.scores.keys()).collect();
+        let mut names: Vec<&str> = metas
+            .iter()
+            .flat_map(|s| s.scores.keys().map(|k| k.as_ref()))
+            .collect();
         names.sort();
         names.dedup();
-        let mut rows = vec![format!(
-            "Node|{}|final score",
-            names
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("|")
-        )];
+        let mut rows = vec![format!("Node|{}|final score", names.join("|"))];
         for s in metas {
             let mut row = format!("{}|", s.node_id);
             for n in &names {

@@ -291,7 +291,9 @@ pub struct NodeScoreMeta {
     #[serde(rename = "NodeID")]
     pub node_id: String,
     pub norm_score: f64,
-    pub scores: BTreeMap<String, f64>,
+    /// Scorer name -> score. The scheduler's names are static: borrowed, they cost no
+    /// allocation in each of the (up to five) options every placed alloc keeps.
+    pub scores: BTreeMap<std::borrow::Cow<'static, str>, f64>,
 }
 
 /// One row of `GET /v1/allocations` and `/v1/job/:id/allocations`.

@@ -89,7 +89,7 @@ impl Scores {
             norm_score: self.final_score,
             scores: (0..SCORE_SLOTS)
                 .filter(|i| self.recorded & (1 << i) != 0)
-                .map(|i| (SLOT_NAMES[i].to_string(), self.vals[i]))
+                .map(|i| (std::borrow::Cow::Borrowed(SLOT_NAMES[i]), self.vals[i]))
                 .collect(),
         }
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::job::{Job, NetworkResource, Resources};
+use super::job::{Job, NetworkResource, Resources, TaskGroup};
 
 pub const ALLOC_DESIRED_RUN: &str = "run";
 pub const ALLOC_DESIRED_STOP: &str = "stop";
@@ -367,5 +367,12 @@ impl AllocListStub {
             task_group: a.task_group.clone(),
             task_states: a.task_states.clone(),
         }
+    }
+}
+
+impl Allocation {
+    /// The alloc's task group in the job it carries.
+    pub fn task_group_def(&self) -> Option<&TaskGroup> {
+        self.job.as_deref()?.lookup_task_group(&self.task_group)
     }
 }

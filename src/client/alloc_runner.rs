@@ -179,9 +179,7 @@ impl AllocRunner {
         let check_results = super::checks::SharedResults::default();
         let coordinator = Coordinator::new(
             p.alloc
-                .job
-                .as_deref()
-                .and_then(|j| j.lookup_task_group(&p.alloc.task_group))
+                .task_group_def()
                 .map(|tg| tg.tasks.as_slice())
                 .unwrap_or_default(),
         );
@@ -225,9 +223,7 @@ impl AllocRunner {
         }
         let alloc = self.p.alloc.clone();
         let group = alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .task_group_def()
             .ok_or_else(|| format!("task group {:?} not found in job", alloc.task_group))?;
         let restored = !self.p.restored.is_empty();
         for stage in STAGES {
@@ -289,11 +285,7 @@ impl AllocRunner {
         }
         let reason = "User requested all tasks to restart";
         let alloc = self.p.alloc.clone();
-        let Some(group) = alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&alloc.task_group))
-        else {
+        let Some(group) = alloc.task_group_def() else {
             return;
         };
         self.coordinator.restart();
@@ -379,9 +371,7 @@ impl AllocRunner {
     fn group_shutdown_delay(&self) -> Option<Duration> {
         let alloc = &self.p.alloc;
         let delay = alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .task_group_def()
             .and_then(|tg| tg.shutdown_delay)
             .filter(|d| *d > 0)?;
         if alloc.desired_transition.no_shutdown_delay.unwrap_or(false) {
@@ -488,11 +478,7 @@ impl AllocRunner {
             return;
         }
         let alloc = &self.p.alloc;
-        let Some(tg) = alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&alloc.task_group))
-        else {
+        let Some(tg) = alloc.task_group_def() else {
             return;
         };
         let checks = self

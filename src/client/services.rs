@@ -128,11 +128,7 @@ pub(crate) fn visit_nomad_services(
     alloc_dir: &AllocDir,
     mut f: impl FnMut(&TaskEnv, &str, &Value),
 ) {
-    let Some(group) = alloc
-        .job
-        .as_deref()
-        .and_then(|j| j.lookup_task_group(&alloc.task_group))
-    else {
+    let Some(group) = alloc.task_group_def() else {
         return;
     };
     let env_for = |task: &Task| {

@@ -116,6 +116,15 @@ pub(super) fn system_job(ns: &str, id: &str) -> Job {
     j
 }
 
+async fn two_worker_server() -> Server {
+    Server::start(ServerConfig {
+        num_schedulers: 2,
+        ..Default::default()
+    })
+    .await
+    .expect("server")
+}
+
 pub(super) fn on_nodes(allocs: &[std::sync::Arc<Allocation>]) -> Vec<String> {
     let mut v: Vec<String> = allocs.iter().map(|a| a.node_id.clone()).collect();
     v.sort();
@@ -124,12 +133,7 @@ pub(super) fn on_nodes(allocs: &[std::sync::Arc<Allocation>]) -> Vec<String> {
 
 #[tokio::test]
 async fn system_job_lands_on_every_node_and_on_a_node_that_joins_later() {
-    let server = Server::start(ServerConfig {
-        num_schedulers: 2,
-        ..Default::default()
-    })
-    .await
-    .expect("server");
+    let server = two_worker_server().await;
     let rpc = server.rpc();
     for id in ["n1", "n2"] {
         rpc.node_register(node(id, 1000, 1000))
@@ -168,12 +172,7 @@ async fn system_job_lands_on_every_node_and_on_a_node_that_joins_later() {
 
 #[tokio::test]
 async fn same_system_job_id_in_two_namespaces_both_land_on_a_new_node() {
-    let server = Server::start(ServerConfig {
-        num_schedulers: 2,
-        ..Default::default()
-    })
-    .await
-    .expect("server");
+    let server = two_worker_server().await;
     for ns in ["default", "prod"] {
         job::register(
             &server,
@@ -200,12 +199,7 @@ async fn same_system_job_id_in_two_namespaces_both_land_on_a_new_node() {
 
 #[tokio::test]
 async fn a_node_moved_to_another_pool_loses_the_system_job_of_its_old_pool() {
-    let server = Server::start(ServerConfig {
-        num_schedulers: 2,
-        ..Default::default()
-    })
-    .await
-    .expect("server");
+    let server = two_worker_server().await;
     let rpc = server.rpc();
     for id in ["n1", "n2"] {
         rpc.node_register(node(id, 1000, 1000))

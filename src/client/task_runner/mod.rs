@@ -788,9 +788,7 @@ impl TaskRunner {
     /// definition and restart policy; the running process is left alone, as Nomad does.
     fn update(&mut self, alloc: Arc<Allocation>) {
         let task = alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&alloc.task_group))
+            .task_group_def()
             .and_then(|tg| tg.tasks.iter().find(|t| t.name == self.p.task.name))
             .cloned();
         if let Some(task) = task {

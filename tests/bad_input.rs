@@ -72,3 +72,74 @@ fn unknown_command_and_flag_exit_1() {
     assert_exit(&out, 1);
     assert!((stdout(&out) + &stderr(&out)).contains("No job(s) with prefix or ID \"nope\" found"));
 }
+
+/// A static port another process on the host already holds: the docker task's start fails
+/// with a Driver Failure that says the address is in use, and the alloc fails (no hang).
+#[test]
+fn a_static_port_held_by_another_process_is_a_driver_failure_naming_it() {
+    if !crate::docker::docker_ready() {
+        return;
+    }
+    let holder = std::net::TcpListener::bind("0.0.0.0:0").expect("bind a port");
+    let port = holder.local_addr().expect("addr").port();
+    let agent = Agent::dev();
+    let job = agent.path("clash.nomad.hcl");
+    std::fs::write(
+        &job,
+        format!(
+            r#"job "clash" {{
+  group "g" {{
+    network {{
+      port "http" {{
+        static = {port}
+        to     = 8080
+      }}
+    }}
+    restart {{
+      attempts = 0
+      mode     = "fail"
+    }}
+    reschedule {{
+      attempts  = 0
+      unlimited = false
+    }}
+    task "t" {{
+      driver = "docker"
+      config {{
+        image   = "nomad-rs-busybox:latest"
+        command = "sleep"
+        args    = ["600"]
+        ports   = ["http"]
+      }}
+    }}
+  }}
+}}
+"#
+        ),
+    )
+    .expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("clash", "alloc failed", |a| a["ClientStatus"] == "failed");
+    let id = alloc["ID"].as_str().expect("ID");
+    let full = agent.get(&format!("/v1/allocation/{id}"));
+    let events = full["TaskStates"]["t"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let failure = events
+        .iter()
+        .find(|e| e["Type"] == "Driver Failure")
+        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    let msg = failure["DisplayMessage"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains(&port.to_string())
+            && (msg.contains("address already in use") || msg.contains("already allocated")),
+        "{msg}"
+    );
+    let status = stdout(&agent.nomad(&["alloc", "status", id]));
+    assert!(status.contains("Driver Failure"), "{status}");
+    drop(holder);
+}

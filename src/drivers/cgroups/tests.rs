@@ -164,3 +164,100 @@ fn cpuset_lists_round_trip_in_the_kernels_format() {
     assert_eq!(parse_cpuset_list("0-3,5,7-8\n"), vec![0, 1, 2, 3, 5, 7, 8]);
     assert_eq!(parse_cpuset_list(""), Vec::<u32>::new());
 }
+
+/// A fake cgroup v2 hierarchy in a temp dir: the files the kernel would show at `mount` and
+/// at each level below it (mkdir on a real cgroup2 fs creates them).
+fn fake_v2_level(dir: &std::path::Path, controllers: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("cgroup.controllers"), controllers).unwrap();
+    std::fs::write(dir.join("cgroup.subtree_control"), "").unwrap();
+}
+
+#[test]
+fn v2_creates_the_scope_with_weight_memory_and_cpuset_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path();
+    let all = "cpuset cpu io memory pids";
+    fake_v2_level(mount, all);
+    fake_v2_level(&mount.join("nomad.slice"), all);
+    fake_v2_level(&mount.join("nomad.slice/share.slice"), all);
+    let scope = mount.join("nomad.slice/share.slice/a1.web.scope");
+    std::fs::create_dir_all(&scope).unwrap();
+    // Present only with swap accounting on, as on a real host.
+    std::fs::write(scope.join("memory.swap.max"), "max").unwrap();
+    let mut limits = CgroupLimits::from_resources(1024, 4000, 256, 512);
+    limits.cpuset_cpus = Some("0-1".to_string());
+    v2::create(mount, DEFAULT_PARENT_V2, &scope, &limits).unwrap();
+    let read = |f: &str| std::fs::read_to_string(scope.join(f)).unwrap();
+    assert_eq!(read("cpu.weight"), shares_to_weight(1024).to_string());
+    assert_eq!(read("memory.max"), (512u64 * 1024 * 1024).to_string());
+    assert_eq!(read("memory.low"), (256u64 * 1024 * 1024).to_string());
+    assert_eq!(read("memory.swap.max"), "0");
+    assert_eq!(read("cpuset.cpus"), "0-1");
+    // Controllers were enabled for the children at every level (a plain file keeps only
+    // the last write; cgroupfs adds each one).
+    for level in ["", "nomad.slice", "nomad.slice/share.slice"] {
+        let sub =
+            std::fs::read_to_string(mount.join(level).join("cgroup.subtree_control")).unwrap();
+        assert!(sub.starts_with('+'), "{level}: {sub:?}");
+    }
+}
+
+#[test]
+fn v2_without_a_controller_file_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = v2::create(
+        tmp.path(),
+        DEFAULT_PARENT_V2,
+        &tmp.path().join("x.scope"),
+        &CgroupLimits::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("cgroup.controllers"), "{err}");
+}
+
+#[test]
+fn v2_stats_oom_and_kill_read_the_unified_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let w = |f: &str, text: &str| std::fs::write(dir.join(f), text).unwrap();
+    w("memory.stat", "anon 4096\nfile 8192\nkernel 100\n");
+    w(
+        "cpu.stat",
+        "usage_usec 300\nuser_usec 200\nsystem_usec 100\n",
+    );
+    w("memory.current", "20000\n");
+    w("memory.peak", "50000\n");
+    w("memory.swap.current", "7\n");
+    let s = stats::read_v2(dir).unwrap();
+    assert_eq!(
+        s,
+        stats::CgroupStats {
+            memory_rss_bytes: 4096,
+            memory_cache_bytes: 8192,
+            memory_swap_bytes: 7,
+            memory_usage_bytes: 20000,
+            memory_max_usage_bytes: 50000,
+            cpu_user_ns: 200_000,
+            cpu_system_ns: 100_000,
+            cpu_total_ns: 300_000,
+        }
+    );
+    // Before Linux 5.19 there is no memory.peak: the current usage stands in.
+    std::fs::remove_file(dir.join("memory.peak")).unwrap();
+    assert_eq!(stats::read_v2(dir).unwrap().memory_max_usage_bytes, 20000);
+
+    w("memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 0\n");
+    assert!(!v2::oom_killed(dir));
+    w("memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
+    assert!(v2::oom_killed(dir));
+
+    // cgroup.kill exists from Linux 5.14; without it the caller falls back to signals.
+    assert!(!v2::kill(dir));
+    w("cgroup.kill", "");
+    assert!(v2::kill(dir));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cgroup.kill")).unwrap(),
+        "1"
+    );
+}

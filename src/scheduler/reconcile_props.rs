@@ -12,7 +12,9 @@ use crate::api::{
     AllocDeploymentStatus, Allocation, DeploymentState, Job, UpdateStrategy,
     DEPLOYMENT_STATUS_FAILED, DEPLOYMENT_STATUS_RUNNING, SECOND,
 };
-use crate::scheduler::reconcile::{reconcile, ReconcileInput, ReconcileResult, UpdateDecision};
+use crate::scheduler::reconcile::{
+    reconcile, ReconcileInput, ReconcileResult, Taint, UpdateDecision,
+};
 use crate::scheduler::reconcile_deploy::new_deployment;
 use crate::scheduler::testing::{alloc, job};
 
@@ -22,8 +24,11 @@ struct Scenario {
     max_parallel: i32,
     canary: i32,
     stopped: bool,
-    /// Per existing alloc: (index, old version?, client status code, canary?, health code).
-    allocs: Vec<(u32, bool, u8, bool, u8)>,
+    /// Per existing alloc: (index, old version?, client status code, canary?, health code,
+    /// node 0..3, marked to migrate?).
+    allocs: Vec<(u32, bool, u8, bool, u8, u8, bool)>,
+    /// Node n2 is: 0 fine, 1 lost (down or gone), 2 draining.
+    taint: u8,
     /// None, running, promoted, failed.
     deployment: u8,
     inplace: bool,
@@ -36,14 +41,23 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         0i32..3,
         any::<bool>(),
         prop::collection::vec(
-            (0u32..10, any::<bool>(), 0u8..4, any::<bool>(), 0u8..3),
+            (
+                0u32..10,
+                any::<bool>(),
+                0u8..4,
+                any::<bool>(),
+                0u8..3,
+                0u8..3,
+                any::<bool>(),
+            ),
             0..14,
         ),
         0u8..4,
         any::<bool>(),
+        0u8..3,
     )
         .prop_map(
-            |(count, max_parallel, canary, stopped, allocs, deployment, inplace)| Scenario {
+            |(count, max_parallel, canary, stopped, allocs, deployment, inplace, taint)| Scenario {
                 count,
                 max_parallel,
                 canary,
@@ -51,6 +65,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 allocs,
                 deployment,
                 inplace,
+                taint,
             },
         )
 }
@@ -96,31 +111,41 @@ fn build(s: &Scenario) -> (Job, Vec<Arc<Allocation>>, Option<crate::api::Deploym
         .allocs
         .iter()
         .enumerate()
-        .map(|(n, &(index, is_old, status, canary, health))| {
-            let j = if is_old { &old } else { &new };
-            let mut a = alloc(j, index, "n1");
-            a.id = format!("a{n}");
-            a.client_status = ["running", "pending", "failed", "complete"][status as usize].into();
-            if !is_old && d.is_some() {
-                a.deployment_id = "dep1".into();
-                a.deployment_status = Some(
-                    AllocDeploymentStatus {
-                        canary,
-                        healthy: [None, Some(true), Some(false)][health as usize],
-                        ..Default::default()
-                    }
-                    .to_value(),
-                );
-            }
-            Arc::new(a)
-        })
+        .map(
+            |(n, &(index, is_old, status, canary, health, node, migrate))| {
+                let j = if is_old { &old } else { &new };
+                let mut a = alloc(j, index, ["n1", "n2", "n3"][node as usize]);
+                if migrate {
+                    a.desired_transition.migrate = Some(true);
+                }
+                a.id = format!("a{n}");
+                a.client_status =
+                    ["running", "pending", "failed", "complete"][status as usize].into();
+                if !is_old && d.is_some() {
+                    a.deployment_id = "dep1".into();
+                    a.deployment_status = Some(
+                        AllocDeploymentStatus {
+                            canary,
+                            healthy: [None, Some(true), Some(false)][health as usize],
+                            ..Default::default()
+                        }
+                        .to_value(),
+                    );
+                }
+                Arc::new(a)
+            },
+        )
         .collect();
     ((*new).clone(), allocs, d)
 }
 
 fn run(s: &Scenario) -> (Job, Vec<Arc<Allocation>>, ReconcileResult) {
     let (j, allocs, d) = build(s);
-    let tainted = BTreeMap::new();
+    let tainted: BTreeMap<String, Taint> = match s.taint {
+        1 => [("n2".to_string(), Taint::Lost)].into(),
+        2 => [("n2".to_string(), Taint::Draining)].into(),
+        _ => BTreeMap::new(),
+    };
     let input = ReconcileInput {
         job_id: "web",
         job: Some(&j),
@@ -144,10 +169,9 @@ fn run(s: &Scenario) -> (Job, Vec<Arc<Allocation>>, ReconcileResult) {
     (j, allocs, r)
 }
 
-/// Live allocs after the result is applied: (name, version) must be unique.
-fn live_after(allocs: &[Arc<Allocation>], r: &ReconcileResult) -> Vec<(String, u64)> {
-    let stopped: BTreeSet<&str> = r
-        .stops
+/// The allocs the result stops, on their own or as the previous alloc of a placement.
+fn stopped_ids(r: &ReconcileResult) -> BTreeSet<&str> {
+    r.stops
         .iter()
         .map(|s| s.alloc.id.as_str())
         .chain(
@@ -156,7 +180,12 @@ fn live_after(allocs: &[Arc<Allocation>], r: &ReconcileResult) -> Vec<(String, u
                 .filter(|p| p.stop_previous.is_some())
                 .filter_map(|p| p.previous.as_ref().map(|a| a.id.as_str())),
         )
-        .collect();
+        .collect()
+}
+
+/// Live allocs after the result is applied: (name, version) must be unique.
+fn live_after(allocs: &[Arc<Allocation>], r: &ReconcileResult) -> Vec<(String, u64)> {
+    let stopped = stopped_ids(r);
     let inplace: BTreeSet<&str> = r.inplace.iter().map(|a| a.id.as_str()).collect();
     let mut live: Vec<(String, u64)> = allocs
         .iter()
@@ -189,9 +218,12 @@ proptest! {
     fn canaries_never_exceed_the_update_block(s in scenario()) {
         let (_, allocs, r) = run(&s);
         let placed = r.placements.iter().filter(|p| p.canary).count();
+        // Canaries the result stops (a migrating one is replaced by a new canary) are gone.
+        let stopped = stopped_ids(&r);
         let existing = allocs
             .iter()
             .filter(|a| !a.terminal() && a.deployment_id == "dep1" && a.is_canary())
+            .filter(|a| !stopped.contains(a.id.as_str()))
             .count();
         prop_assert!(placed <= s.canary.max(0) as usize);
         if placed > 0 {
@@ -205,11 +237,39 @@ proptest! {
         // allocs and canaries beside old allocs are covered by the unit tests).
         let mut seen = BTreeSet::new();
         let mut s = s;
-        s.allocs.retain(|(i, _, _, _, _)| seen.insert(*i));
+        s.allocs.retain(|(i, ..)| seen.insert(*i));
         let (_, allocs, r) = run(&s);
         let live = live_after(&allocs, &r);
         let unique: BTreeSet<_> = live.iter().collect();
         prop_assert_eq!(unique.len(), live.len(), "duplicates in {:?}", live);
+    }
+
+    #[test]
+    fn live_allocs_outside_canaries_never_exceed_count(s in scenario()) {
+        // From a state with one alloc per name, after the result is applied, the live
+        // allocs that are not canaries (which run beside the allocs they will replace)
+        // number at most the group's count, lost and migrating allocs included.
+        let mut seen = BTreeSet::new();
+        let mut s = s;
+        s.allocs.retain(|(i, ..)| seen.insert(*i) && *i < 10);
+        let (j, allocs, r) = run(&s);
+        let canary_ids: BTreeSet<&str> = allocs
+            .iter()
+            .filter(|a| a.deployment_id == "dep1" && a.is_canary())
+            .map(|a| a.id.as_str())
+            .collect();
+        let stopped = stopped_ids(&r);
+        let existing = allocs
+            .iter()
+            .filter(|a| !a.terminal() && !stopped.contains(a.id.as_str()))
+            .filter(|a| !canary_ids.contains(a.id.as_str()))
+            .count();
+        let placed = r.placements.iter().filter(|p| !p.canary).count();
+        let count = j.task_groups[0].count.max(0) as usize;
+        // Lost allocs stay "live" in this count until the plan marks them; the reconciler
+        // stops them in the same result, so they are in `stopped`.
+        prop_assert!(existing + placed <= count.max(existing),
+            "{} kept + {} placed for count {}", existing, placed, count);
     }
 
     #[test]

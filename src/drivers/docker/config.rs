@@ -2,10 +2,11 @@
 //! defaults (drivers/docker/config.go).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::drivers::{DriverError, PluginConfig, TaskConfig};
+use crate::drivers::{parse_go_duration, DriverError, PluginConfig, TaskConfig};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PluginSettings {
@@ -15,7 +16,15 @@ pub struct PluginSettings {
     pub volumes_enabled: bool,
     pub gc_container: bool,
     pub gc_image: bool,
+    /// How long an image no task uses any more is kept before it is removed.
+    pub gc_image_delay: Duration,
+    /// Why the plugin config cannot be used (Nomad's `SetConfig` error); the driver then
+    /// fingerprints as undetected with this as the reason.
+    pub config_error: Option<String>,
 }
+
+/// Nomad's default `gc.image_delay`.
+pub const DEFAULT_IMAGE_DELAY: Duration = Duration::from_secs(3 * 60);
 
 /// Nomad's default `allow_caps`: Docker's default capability set.
 const DEFAULT_CAPS: &[&str] = &[
@@ -57,6 +66,14 @@ impl PluginSettings {
         let cfg = cfg.unwrap_or(&empty);
         let volumes = block(cfg.get("volumes"));
         let gc = block(cfg.get("gc"));
+        let mut config_error = None;
+        let gc_image_delay = match gc.and_then(|g| g.get("image_delay")) {
+            Some(Value::String(s)) if !s.is_empty() => parse_go_duration(s).unwrap_or_else(|e| {
+                config_error = Some(format!("failed to parse 'image_delay' duration: {e}"));
+                DEFAULT_IMAGE_DELAY
+            }),
+            _ => DEFAULT_IMAGE_DELAY,
+        };
         PluginSettings {
             endpoint: cfg
                 .get("endpoint")
@@ -77,6 +94,8 @@ impl PluginSettings {
                 .unwrap_or(false),
             gc_container: gc.and_then(|g| as_bool(g.get("container"))).unwrap_or(true),
             gc_image: gc.and_then(|g| as_bool(g.get("image"))).unwrap_or(true),
+            gc_image_delay,
+            config_error,
         }
     }
 }

@@ -10,9 +10,9 @@ use super::DockerDriver;
 use crate::drivers::testutil::{read_log, task_config};
 use crate::drivers::{Driver, HealthState, TaskConfig};
 
-const IMAGE: &str = "nomad-rs-busybox:latest";
+pub(super) const IMAGE: &str = "nomad-rs-busybox:latest";
 
-async fn driver() -> Option<DockerDriver> {
+pub(super) async fn driver() -> Option<DockerDriver> {
     let d = DockerDriver::new(None);
     if d.fingerprint().await.health == HealthState::Healthy {
         return Some(d);
@@ -24,7 +24,7 @@ async fn driver() -> Option<DockerDriver> {
     None
 }
 
-fn cfg(root: &std::path::Path, name: &str, config: serde_json::Value) -> TaskConfig {
+pub(super) fn cfg(root: &std::path::Path, name: &str, config: serde_json::Value) -> TaskConfig {
     let mut c = task_config(root, name, config);
     // Unique per test: the container name is `<task>-<alloc_id>`.
     c.alloc_id = crate::api::generate_id();

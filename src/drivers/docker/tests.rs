@@ -45,6 +45,26 @@ fn plugin_config_defaults_and_values() {
 }
 
 #[test]
+fn gc_image_delay_defaults_to_three_minutes_and_bad_values_disable_the_driver() {
+    assert_eq!(
+        PluginSettings::from_config(None).gc_image_delay,
+        std::time::Duration::from_secs(180)
+    );
+    let with = |delay: &str| {
+        let cfg: BTreeMap<String, serde_json::Value> =
+            serde_json::from_value(json!({"gc": [{"image_delay": delay}]})).expect("object");
+        PluginSettings::from_config(Some(&cfg))
+    };
+    let s = with("1m30s");
+    assert_eq!(s.gc_image_delay, std::time::Duration::from_secs(90));
+    assert!(s.gc_image && s.config_error.is_none());
+    assert_eq!(
+        with("soon").config_error.as_deref(),
+        Some("failed to parse 'image_delay' duration: time: invalid duration \"soon\"")
+    );
+}
+
+#[test]
 fn task_config_decodes_nomad_fields() {
     let t = task(json!({
         "image": "busybox:1.36",

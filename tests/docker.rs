@@ -277,3 +277,56 @@ fn docker_image_gc_removes_the_image_of_a_stopped_job_after_image_delay() {
         "the shared image stays"
     );
 }
+
+#[test]
+fn docker_unknown_config_key_is_a_driver_failure_naming_it() {
+    if !docker_ready() {
+        return;
+    }
+    let agent = Agent::dev();
+    let job = agent.path("bogus.nomad.hcl");
+    std::fs::write(
+        &job,
+        r#"job "bogus" {
+  type = "batch"
+  group "g" {
+    restart { attempts = 0 }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "t" {
+      driver = "docker"
+      config {
+        image = "nomad-rs-busybox:latest"
+        bogus = 1
+      }
+    }
+  }
+}
+"#,
+    )
+    .expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("bogus", "alloc failed", |a| a["ClientStatus"] == "failed");
+    let events = alloc["TaskStates"]["t"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let failure = events
+        .iter()
+        .find(|e| e["Type"] == "Driver Failure")
+        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    assert_eq!(
+        failure["DisplayMessage"],
+        "failed to parse config: Invalid label: No argument or block type is named \"bogus\"."
+    );
+    // Nothing was created for it.
+    let alloc_id = alloc["ID"].as_str().expect("alloc id");
+    assert!(!docker(&["container", "inspect", &format!("t-{alloc_id}")])
+        .status
+        .success());
+}

@@ -157,6 +157,13 @@ fn string_map(v: Option<&Value>, key: &str) -> Result<BTreeMap<String, String>, 
 
 impl DockerTaskConfig {
     pub fn decode(cfg: &TaskConfig) -> Result<Self, DriverError> {
+        let unknown = super::schema::unknown_keys(&cfg.config);
+        if !unknown.is_empty() {
+            return Err(DriverError::StartFailed {
+                message: super::schema::unknown_keys_message(&unknown),
+                recoverable: false,
+            });
+        }
         let image = cfg
             .config_str("image")?
             .filter(|s| !s.is_empty())

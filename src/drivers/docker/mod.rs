@@ -14,6 +14,7 @@ mod container;
 mod exec_stream;
 mod images;
 mod logs;
+mod schema;
 
 #[cfg(test)]
 mod live_image_gc_tests;

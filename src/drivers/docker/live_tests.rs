@@ -284,3 +284,81 @@ async fn recovered_container_logs_resume_where_the_last_copy_stopped() {
     fresh.destroy(&recovered, true).await.unwrap();
     let _ = d.destroy(&h, true).await;
 }
+
+#[tokio::test]
+async fn tmpfs_mount_has_the_size_and_mode_it_was_given() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let c = cfg(
+        tmp.path(),
+        "scratch",
+        json!({"image": IMAGE, "command": "sh",
+               "args": ["-c", "grep ' /scratch ' /proc/mounts; df -k /scratch | tail -n 1"],
+               "mount": [{"type": "tmpfs", "target": "/scratch",
+                          // 8 MiB; mode 1016 is 01770.
+                          "tmpfs_options": [{"size": 8_388_608, "mode": 1016}]}]}),
+    );
+    let h = d.start(c).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let out = read_log(tmp.path(), "scratch.stdout.0");
+    assert_eq!(r.exit_code, 0, "{out}");
+    let mount = out.lines().next().unwrap_or_default();
+    assert!(mount.starts_with("tmpfs /scratch tmpfs "), "{out}");
+    assert!(mount.contains("size=8192k"), "{out}");
+    assert!(mount.contains("mode=1770"), "{out}");
+    // df: Filesystem 1K-blocks Used Available Use% Mounted-on
+    let df: Vec<&str> = out
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(df.get(1), Some(&"8192"), "{out}");
+}
+
+#[tokio::test]
+async fn volume_mount_options_reach_the_daemon() {
+    if driver().await.is_none() {
+        return;
+    }
+    let settings = [("volumes".to_string(), json!([{"enabled": true}]))].into();
+    let d = DockerDriver::new(Some(&settings));
+    let tmp = tempfile::tempdir().unwrap();
+    let volume = format!("nomad-rs-vol-{}", &crate::api::generate_id()[..8]);
+    let c = cfg(
+        tmp.path(),
+        "vol",
+        json!({"image": IMAGE, "command": "sh", "args": ["-c", "grep ' /vol ' /proc/mounts"],
+               "mount": [{"type": "volume", "source": volume, "target": "/vol",
+                          "volume_options": [{"no_copy": true, "labels": [{"team": "core"}],
+                              "driver_config": [{"name": "local",
+                                  "options": [{"type": "tmpfs", "device": "tmpfs", "o": "size=4m"}]}]}]}]}),
+    );
+    let h = d.start(c).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let info = d.api.get(&format!("/volumes/{volume}")).await;
+    let _ = d
+        .api
+        .call(
+            hyper::Method::DELETE,
+            &format!("/volumes/{volume}"),
+            None,
+            super::api::API_TIMEOUT,
+        )
+        .await;
+    let out = read_log(tmp.path(), "vol.stdout.0");
+    assert_eq!(r.exit_code, 0, "{out}");
+    assert!(out.starts_with("tmpfs /vol tmpfs "), "{out}");
+    assert!(out.contains("size=4096k"), "{out}");
+    let info = info.expect("volume created by the mount");
+    assert_eq!(info["Labels"]["team"], "core", "{info}");
+    assert_eq!(info["Options"]["o"], "size=4m", "{info}");
+}

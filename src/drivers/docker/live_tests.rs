@@ -362,3 +362,78 @@ async fn volume_mount_options_reach_the_daemon() {
     assert_eq!(info["Labels"]["team"], "core", "{info}");
     assert_eq!(info["Options"]["o"], "size=4m", "{info}");
 }
+
+/// The interface names `ip -o link` lists (`2: eth0@if9: <...` gives `eth0`), and the
+/// network namespace `readlink /proc/self/ns/net` printed before them.
+fn net_view(out: &str) -> (String, std::collections::BTreeSet<String>) {
+    let mut lines = out.lines();
+    let ns = lines.next().unwrap_or_default().to_string();
+    let names = lines
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|n| n.split('@').next().unwrap_or(n).to_string())
+        .collect();
+    (ns, names)
+}
+
+fn host_interfaces() -> std::collections::BTreeSet<String> {
+    std::fs::read_dir("/sys/class/net")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect()
+}
+
+async fn run_net_probe(
+    d: &DockerDriver,
+    root: &std::path::Path,
+    name: &str,
+    network_mode: Option<&str>,
+) -> String {
+    let mut config = json!({"image": IMAGE, "command": "sh",
+                            "args": ["-c", "readlink /proc/self/ns/net; ip -o link"]});
+    if let Some(mode) = network_mode {
+        config["network_mode"] = json!(mode);
+    }
+    let h = d.start(cfg(root, name, config)).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let out = read_log(root, &format!("{name}.stdout.0"));
+    assert_eq!(r.exit_code, 0, "{out}");
+    out
+}
+
+#[tokio::test]
+async fn host_network_mode_shares_the_hosts_interfaces() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let host_ns = std::fs::read_link("/proc/self/ns/net")
+        .unwrap()
+        .display()
+        .to_string();
+    let before = host_interfaces();
+    let (ns, seen) = net_view(&run_net_probe(&d, tmp.path(), "hostnet", Some("host")).await);
+    // Other tests' containers add and remove veth interfaces meanwhile: only the ones
+    // present throughout must be seen.
+    let stable: std::collections::BTreeSet<String> =
+        before.intersection(&host_interfaces()).cloned().collect();
+    assert_eq!(
+        ns, host_ns,
+        "the container runs in the host's network namespace"
+    );
+    assert!(stable.contains("lo") && stable.len() >= 2, "{stable:?}");
+    assert!(
+        stable.is_subset(&seen),
+        "host {stable:?}, container {seen:?}"
+    );
+
+    // The default mode is a namespace of the container's own, which never shows the
+    // daemon's bridge.
+    let (ns, seen) = net_view(&run_net_probe(&d, tmp.path(), "bridged", None).await);
+    assert_ne!(ns, host_ns);
+    assert!(seen.contains("lo"), "{seen:?}");
+    if stable.contains("docker0") {
+        assert!(!seen.contains("docker0"), "{seen:?}");
+    }
+}

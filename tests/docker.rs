@@ -186,3 +186,147 @@ fn docker_missing_image_is_a_driver_failure() {
         "{msg}"
     );
 }
+
+/// A copy of the shared test image with an ID of its own (a bare `docker tag` would share
+/// the ID, and image GC removes by ID, every tag at once); removed by name when dropped.
+pub struct PrivateImage(pub String);
+
+impl PrivateImage {
+    pub fn new(test: &str) -> PrivateImage {
+        let name = format!("nomad-rs-{test}-{}:1", std::process::id());
+        let created = docker(&["create", "nomad-rs-busybox:latest"]);
+        assert!(created.status.success(), "{created:?}");
+        let cid = String::from_utf8_lossy(&created.stdout).trim().to_string();
+        let label = format!("LABEL nomad-rs-test={name}");
+        let committed = docker(&["commit", "--change", &label, &cid, &name]);
+        docker(&["rm", "-f", &cid]);
+        assert!(committed.status.success(), "{committed:?}");
+        PrivateImage(name)
+    }
+
+    pub fn exists(&self) -> bool {
+        docker(&["image", "inspect", &self.0]).status.success()
+    }
+}
+
+impl Drop for PrivateImage {
+    fn drop(&mut self) {
+        docker(&["image", "rm", "-f", &self.0]);
+    }
+}
+
+#[test]
+fn docker_image_gc_removes_the_image_of_a_stopped_job_after_image_delay() {
+    if !docker_ready() {
+        return;
+    }
+    let image = PrivateImage::new("gc");
+    let cfg_dir = tempfile::tempdir().expect("cfg dir");
+    let cfg = cfg_dir.path().join("docker.hcl");
+    std::fs::write(
+        &cfg,
+        "plugin \"docker\" {\n  config {\n    gc {\n      image_delay = \"1s\"\n    }\n  }\n}\n",
+    )
+    .expect("write config");
+    let agent = Agent::start(AgentOpts {
+        flags: vec![format!("-config={}", cfg.display())],
+        ..Default::default()
+    });
+    let job = agent.path("gc.nomad.hcl");
+    std::fs::write(
+        &job,
+        format!(
+            r#"job "gc" {{
+  group "g" {{
+    task "t" {{
+      driver = "docker"
+      config {{
+        image   = "{}"
+        command = "sleep"
+        args    = ["300"]
+      }}
+      resources {{
+        cpu    = 20
+        memory = 32
+      }}
+    }}
+  }}
+}}
+"#,
+            image.0
+        ),
+    )
+    .expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("gc", "alloc running", |a| a["ClientStatus"] == "running");
+    assert!(image.exists());
+    assert_exit(&agent.nomad(&["job", "stop", "gc"]), 0);
+    agent.wait_alloc("gc", "alloc stopped", |a| {
+        a["ID"] == alloc["ID"] && a["ClientStatus"] == "complete"
+    });
+    wait_until(Duration::from_secs(30), "image removed", || {
+        (!image.exists()).then_some(())
+    });
+    assert!(
+        docker(&["image", "inspect", "nomad-rs-busybox:latest"])
+            .status
+            .success(),
+        "the shared image stays"
+    );
+}
+
+#[test]
+fn docker_unknown_config_key_is_a_driver_failure_naming_it() {
+    if !docker_ready() {
+        return;
+    }
+    let agent = Agent::dev();
+    let job = agent.path("bogus.nomad.hcl");
+    std::fs::write(
+        &job,
+        r#"job "bogus" {
+  type = "batch"
+  group "g" {
+    restart { attempts = 0 }
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+    task "t" {
+      driver = "docker"
+      config {
+        image = "nomad-rs-busybox:latest"
+        bogus = 1
+      }
+    }
+  }
+}
+"#,
+    )
+    .expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", job.to_str().expect("path")]),
+        0,
+    );
+    let alloc = agent.wait_alloc("bogus", "alloc failed", |a| a["ClientStatus"] == "failed");
+    let events = alloc["TaskStates"]["t"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let failure = events
+        .iter()
+        .find(|e| e["Type"] == "Driver Failure")
+        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    assert_eq!(
+        failure["DisplayMessage"],
+        "failed to parse config: Invalid label: No argument or block type is named \"bogus\"."
+    );
+    // Nothing was created for it.
+    let alloc_id = alloc["ID"].as_str().expect("alloc id");
+    assert!(!docker(&["container", "inspect", &format!("t-{alloc_id}")])
+        .status
+        .success());
+}

@@ -2,10 +2,11 @@
 //! defaults (drivers/docker/config.go).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::drivers::{DriverError, PluginConfig, TaskConfig};
+use crate::drivers::{parse_go_duration, DriverError, PluginConfig, TaskConfig};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PluginSettings {
@@ -15,7 +16,15 @@ pub struct PluginSettings {
     pub volumes_enabled: bool,
     pub gc_container: bool,
     pub gc_image: bool,
+    /// How long an image no task uses any more is kept before it is removed.
+    pub gc_image_delay: Duration,
+    /// Why the plugin config cannot be used (Nomad's `SetConfig` error); the driver then
+    /// fingerprints as undetected with this as the reason.
+    pub config_error: Option<String>,
 }
+
+/// Nomad's default `gc.image_delay`.
+pub const DEFAULT_IMAGE_DELAY: Duration = Duration::from_secs(3 * 60);
 
 /// Nomad's default `allow_caps`: Docker's default capability set.
 const DEFAULT_CAPS: &[&str] = &[
@@ -57,6 +66,14 @@ impl PluginSettings {
         let cfg = cfg.unwrap_or(&empty);
         let volumes = block(cfg.get("volumes"));
         let gc = block(cfg.get("gc"));
+        let mut config_error = None;
+        let gc_image_delay = match gc.and_then(|g| g.get("image_delay")) {
+            Some(Value::String(s)) if !s.is_empty() => parse_go_duration(s).unwrap_or_else(|e| {
+                config_error = Some(format!("failed to parse 'image_delay' duration: {e}"));
+                DEFAULT_IMAGE_DELAY
+            }),
+            _ => DEFAULT_IMAGE_DELAY,
+        };
         PluginSettings {
             endpoint: cfg
                 .get("endpoint")
@@ -77,17 +94,39 @@ impl PluginSettings {
                 .unwrap_or(false),
             gc_container: gc.and_then(|g| as_bool(g.get("container"))).unwrap_or(true),
             gc_image: gc.and_then(|g| as_bool(g.get("image"))).unwrap_or(true),
+            gc_image_delay,
+            config_error,
         }
     }
 }
 
-/// One `mount { }` block.
-#[derive(Debug, Clone, PartialEq)]
+/// One `mount { }` block (Nomad's `DockerMount`); the options blocks are those of its type.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MountSpec {
     pub kind: String,
     pub target: String,
     pub source: String,
     pub readonly: bool,
+    /// `bind_options { propagation }`.
+    pub propagation: String,
+    pub volume_options: VolumeOptions,
+    pub tmpfs_options: TmpfsOptions,
+}
+
+/// `volume_options { no_copy labels driver_config { name options } }`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VolumeOptions {
+    pub no_copy: bool,
+    pub labels: BTreeMap<String, String>,
+    pub driver_name: String,
+    pub driver_options: BTreeMap<String, String>,
+}
+
+/// `tmpfs_options { size mode }`: size in bytes, mode as the number the job gives.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TmpfsOptions {
+    pub size: i64,
+    pub mode: i64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -138,6 +177,13 @@ fn string_map(v: Option<&Value>, key: &str) -> Result<BTreeMap<String, String>, 
 
 impl DockerTaskConfig {
     pub fn decode(cfg: &TaskConfig) -> Result<Self, DriverError> {
+        let unknown = super::schema::unknown_keys(&cfg.config);
+        if !unknown.is_empty() {
+            return Err(DriverError::StartFailed {
+                message: super::schema::unknown_keys_message(&unknown),
+                recoverable: false,
+            });
+        }
         let image = cfg
             .config_str("image")?
             .filter(|s| !s.is_empty())
@@ -162,21 +208,7 @@ impl DockerTaskConfig {
                 _ => Vec::new(),
             };
             for m in items {
-                let s = |k: &str| {
-                    m.get(k)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                let kind = Some(s("type"))
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| "volume".into());
-                mounts.push(MountSpec {
-                    kind,
-                    target: s("target"),
-                    source: s("source"),
-                    readonly: as_bool(m.get("readonly")).unwrap_or(false),
-                });
+                mounts.push(mount_spec(m)?);
             }
         }
         Ok(DockerTaskConfig {
@@ -199,6 +231,65 @@ impl DockerTaskConfig {
             memory_hard_limit: cfg.config_i64("memory_hard_limit")?.unwrap_or(0),
         })
     }
+}
+
+fn str_field(m: &serde_json::Map<String, Value>, key: &str) -> String {
+    match m.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn number_field(
+    m: &serde_json::Map<String, Value>,
+    block: &str,
+    key: &str,
+) -> Result<i64, DriverError> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) => n.as_i64().ok_or_else(|| {
+            DriverError::InvalidConfig(format!("{block}.{key} must be a whole number, got {n}"))
+        }),
+        Some(Value::String(s)) => s.trim().parse().map_err(|_| {
+            DriverError::InvalidConfig(format!("{block}.{key} must be a number, got {s:?}"))
+        }),
+        Some(other) => Err(DriverError::InvalidConfig(format!(
+            "{block}.{key} must be a number, got {other}"
+        ))),
+    }
+}
+
+fn mount_spec(m: &serde_json::Map<String, Value>) -> Result<MountSpec, DriverError> {
+    let kind = Some(str_field(m, "type"))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "volume".into());
+    let mut spec = MountSpec {
+        kind,
+        target: str_field(m, "target"),
+        source: str_field(m, "source"),
+        readonly: as_bool(m.get("readonly")).unwrap_or(false),
+        ..Default::default()
+    };
+    if let Some(b) = block(m.get("bind_options")) {
+        spec.propagation = str_field(b, "propagation");
+    }
+    if let Some(v) = block(m.get("volume_options")) {
+        spec.volume_options.no_copy = as_bool(v.get("no_copy")).unwrap_or(false);
+        spec.volume_options.labels = string_map(v.get("labels"), "volume_options.labels")?;
+        if let Some(d) = block(v.get("driver_config")) {
+            spec.volume_options.driver_name = str_field(d, "name");
+            spec.volume_options.driver_options =
+                string_map(d.get("options"), "volume_options.driver_config.options")?;
+        }
+    }
+    if let Some(t) = block(m.get("tmpfs_options")) {
+        spec.tmpfs_options = TmpfsOptions {
+            size: number_field(t, "tmpfs_options", "size")?,
+            mode: number_field(t, "tmpfs_options", "mode")?,
+        };
+    }
+    Ok(spec)
 }
 
 /// `repo:tag` with Nomad's default tag `latest`.

@@ -1,12 +1,13 @@
 //! Builds the Engine API's container-create body from a task (Nomad's
-//! `createContainerConfig`): env, labels, binds for /alloc /local /secrets, ports, limits.
+//! `createContainerConfig`): env, labels, binds for /alloc /local /secrets, `mount` blocks,
+//! ports, limits.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{DockerTaskConfig, PluginSettings};
+use super::config::{DockerTaskConfig, MountSpec, PluginSettings};
 use crate::drivers::{DriverError, TaskConfig};
 
 pub const LABEL_ALLOC_ID: &str = "com.hashicorp.nomad.alloc_id";
@@ -81,6 +82,88 @@ fn port_bindings(
     Ok(out)
 }
 
+fn string_object(m: &BTreeMap<String, String>) -> Map<String, Value> {
+    m.iter().map(|(k, v)| (k.clone(), json!(v))).collect()
+}
+
+/// One `mount` block as the Engine API's `Mount` (Nomad's `toDockerMount`): the options of
+/// its type, with empty fields left out as the API's own encoding leaves them; a bind source
+/// relative to the task dir, and outside the alloc dir only with `volumes.enabled`; named
+/// volumes only with `volumes.enabled`.
+fn engine_mount(
+    cfg: &TaskConfig,
+    m: &MountSpec,
+    plugin: &PluginSettings,
+) -> Result<Value, DriverError> {
+    let mut o = json!({"Type": m.kind, "Target": m.target, "ReadOnly": m.readonly});
+    let mut source = m.source.clone();
+    match m.kind.as_str() {
+        "volume" => {
+            if !plugin.volumes_enabled {
+                return Err(DriverError::InvalidConfig(format!(
+                    "volumes are not enabled; cannot mount volume: {:?}",
+                    m.source
+                )));
+            }
+            let v = &m.volume_options;
+            let mut driver = Map::new();
+            if !v.driver_name.is_empty() {
+                driver.insert("Name".into(), json!(v.driver_name));
+            }
+            if !v.driver_options.is_empty() {
+                driver.insert("Options".into(), string_object(&v.driver_options).into());
+            }
+            let mut opts = Map::new();
+            if v.no_copy {
+                opts.insert("NoCopy".into(), json!(true));
+            }
+            if !v.labels.is_empty() {
+                opts.insert("Labels".into(), string_object(&v.labels).into());
+            }
+            opts.insert("DriverConfig".into(), driver.into());
+            o["VolumeOptions"] = opts.into();
+        }
+        "bind" => {
+            source = path_in_task(&cfg.task_dir, &source);
+            if !plugin.volumes_enabled && !Path::new(&source).starts_with(&cfg.alloc_dir) {
+                return Err(DriverError::InvalidConfig(format!(
+                    "volumes are not enabled; cannot mount host path: {source:?}"
+                )));
+            }
+            let mut opts = Map::new();
+            if !m.propagation.is_empty() {
+                opts.insert("Propagation".into(), json!(m.propagation));
+            }
+            o["BindOptions"] = opts.into();
+        }
+        "tmpfs" => {
+            if !source.is_empty() {
+                return Err(DriverError::InvalidConfig(
+                    "invalid source, must be \"\" for tmpfs".into(),
+                ));
+            }
+            let t = &m.tmpfs_options;
+            let mut opts = Map::new();
+            if t.size != 0 {
+                opts.insert("SizeBytes".into(), json!(t.size));
+            }
+            if t.mode != 0 {
+                opts.insert("Mode".into(), json!(t.mode));
+            }
+            o["TmpfsOptions"] = opts.into();
+        }
+        other => {
+            return Err(DriverError::InvalidConfig(format!(
+                "invalid mount type, must be \"bind\", \"volume\", \"tmpfs\": {other:?}"
+            )))
+        }
+    }
+    if !source.is_empty() {
+        o["Source"] = json!(source);
+    }
+    Ok(o)
+}
+
 pub fn create_body(
     cfg: &TaskConfig,
     d: &DockerTaskConfig,
@@ -142,24 +225,11 @@ pub fn create_body(
         }
         binds.push(bind);
     }
-    let mut mounts = Vec::new();
-    for m in &d.mounts {
-        let mut source = m.source.clone();
-        if m.kind == "bind" {
-            source = path_in_task(&cfg.task_dir, &source);
-            if !plugin.volumes_enabled && !Path::new(&source).starts_with(&cfg.alloc_dir) {
-                return Err(DriverError::InvalidConfig(format!(
-                    "volumes are not enabled; cannot mount host path: {:?}",
-                    m.source
-                )));
-            }
-        }
-        let mut o = json!({"Type": m.kind, "Target": m.target, "ReadOnly": m.readonly});
-        if !source.is_empty() {
-            o["Source"] = json!(source);
-        }
-        mounts.push(o);
-    }
+    let mut mounts = d
+        .mounts
+        .iter()
+        .map(|m| engine_mount(cfg, m, plugin))
+        .collect::<Result<Vec<_>, _>>()?;
     // Host volumes the operator configured: always allowed, whatever `volumes.enabled` says.
     for m in &cfg.mounts {
         let propagation = match m.propagation_mode.as_str() {

@@ -10,9 +10,9 @@ use super::DockerDriver;
 use crate::drivers::testutil::{read_log, task_config};
 use crate::drivers::{Driver, HealthState, TaskConfig};
 
-const IMAGE: &str = "nomad-rs-busybox:latest";
+pub(super) const IMAGE: &str = "nomad-rs-busybox:latest";
 
-async fn driver() -> Option<DockerDriver> {
+pub(super) async fn driver() -> Option<DockerDriver> {
     let d = DockerDriver::new(None);
     if d.fingerprint().await.health == HealthState::Healthy {
         return Some(d);
@@ -24,7 +24,7 @@ async fn driver() -> Option<DockerDriver> {
     None
 }
 
-fn cfg(root: &std::path::Path, name: &str, config: serde_json::Value) -> TaskConfig {
+pub(super) fn cfg(root: &std::path::Path, name: &str, config: serde_json::Value) -> TaskConfig {
     let mut c = task_config(root, name, config);
     // Unique per test: the container name is `<task>-<alloc_id>`.
     c.alloc_id = crate::api::generate_id();
@@ -283,4 +283,157 @@ async fn recovered_container_logs_resume_where_the_last_copy_stopped() {
     fresh.stop(&recovered, "", Duration::ZERO).await.unwrap();
     fresh.destroy(&recovered, true).await.unwrap();
     let _ = d.destroy(&h, true).await;
+}
+
+#[tokio::test]
+async fn tmpfs_mount_has_the_size_and_mode_it_was_given() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let c = cfg(
+        tmp.path(),
+        "scratch",
+        json!({"image": IMAGE, "command": "sh",
+               "args": ["-c", "grep ' /scratch ' /proc/mounts; df -k /scratch | tail -n 1"],
+               "mount": [{"type": "tmpfs", "target": "/scratch",
+                          // 8 MiB; mode 1016 is 01770.
+                          "tmpfs_options": [{"size": 8_388_608, "mode": 1016}]}]}),
+    );
+    let h = d.start(c).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let out = read_log(tmp.path(), "scratch.stdout.0");
+    assert_eq!(r.exit_code, 0, "{out}");
+    let mount = out.lines().next().unwrap_or_default();
+    assert!(mount.starts_with("tmpfs /scratch tmpfs "), "{out}");
+    assert!(mount.contains("size=8192k"), "{out}");
+    assert!(mount.contains("mode=1770"), "{out}");
+    // df: Filesystem 1K-blocks Used Available Use% Mounted-on
+    let df: Vec<&str> = out
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(df.get(1), Some(&"8192"), "{out}");
+}
+
+#[tokio::test]
+async fn volume_mount_options_reach_the_daemon() {
+    if driver().await.is_none() {
+        return;
+    }
+    let settings = [("volumes".to_string(), json!([{"enabled": true}]))].into();
+    let d = DockerDriver::new(Some(&settings));
+    let tmp = tempfile::tempdir().unwrap();
+    let volume = format!("nomad-rs-vol-{}", &crate::api::generate_id()[..8]);
+    let c = cfg(
+        tmp.path(),
+        "vol",
+        json!({"image": IMAGE, "command": "sh", "args": ["-c", "grep ' /vol ' /proc/mounts"],
+               "mount": [{"type": "volume", "source": volume, "target": "/vol",
+                          "volume_options": [{"no_copy": true, "labels": [{"team": "core"}],
+                              "driver_config": [{"name": "local",
+                                  "options": [{"type": "tmpfs", "device": "tmpfs", "o": "size=4m"}]}]}]}]}),
+    );
+    let h = d.start(c).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let info = d.api.get(&format!("/volumes/{volume}")).await;
+    let _ = d
+        .api
+        .call(
+            hyper::Method::DELETE,
+            &format!("/volumes/{volume}"),
+            None,
+            super::api::API_TIMEOUT,
+        )
+        .await;
+    let out = read_log(tmp.path(), "vol.stdout.0");
+    assert_eq!(r.exit_code, 0, "{out}");
+    assert!(out.starts_with("tmpfs /vol tmpfs "), "{out}");
+    assert!(out.contains("size=4096k"), "{out}");
+    let info = info.expect("volume created by the mount");
+    assert_eq!(info["Labels"]["team"], "core", "{info}");
+    assert_eq!(info["Options"]["o"], "size=4m", "{info}");
+}
+
+/// The interface names `ip -o link` lists (`2: eth0@if9: <...` gives `eth0`), and the
+/// network namespace `readlink /proc/self/ns/net` printed before them.
+fn net_view(out: &str) -> (String, std::collections::BTreeSet<String>) {
+    let mut lines = out.lines();
+    let ns = lines.next().unwrap_or_default().to_string();
+    let names = lines
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|n| n.split('@').next().unwrap_or(n).to_string())
+        .collect();
+    (ns, names)
+}
+
+fn host_interfaces() -> std::collections::BTreeSet<String> {
+    std::fs::read_dir("/sys/class/net")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect()
+}
+
+async fn run_net_probe(
+    d: &DockerDriver,
+    root: &std::path::Path,
+    name: &str,
+    network_mode: Option<&str>,
+) -> String {
+    let mut config = json!({"image": IMAGE, "command": "sh",
+                            "args": ["-c", "readlink /proc/self/ns/net; ip -o link"]});
+    if let Some(mode) = network_mode {
+        config["network_mode"] = json!(mode);
+    }
+    let h = d.start(cfg(root, name, config)).await.expect("starts");
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    d.destroy(&h, true).await.unwrap();
+    let out = read_log(root, &format!("{name}.stdout.0"));
+    assert_eq!(r.exit_code, 0, "{out}");
+    out
+}
+
+#[tokio::test]
+async fn host_network_mode_shares_the_hosts_interfaces() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let host_ns = std::fs::read_link("/proc/self/ns/net")
+        .unwrap()
+        .display()
+        .to_string();
+    let before = host_interfaces();
+    let (ns, seen) = net_view(&run_net_probe(&d, tmp.path(), "hostnet", Some("host")).await);
+    // Other tests' containers add and remove veth interfaces meanwhile: only the ones
+    // present throughout must be seen.
+    let stable: std::collections::BTreeSet<String> =
+        before.intersection(&host_interfaces()).cloned().collect();
+    assert_eq!(
+        ns, host_ns,
+        "the container runs in the host's network namespace"
+    );
+    assert!(stable.contains("lo") && stable.len() >= 2, "{stable:?}");
+    assert!(
+        stable.is_subset(&seen),
+        "host {stable:?}, container {seen:?}"
+    );
+
+    // The default mode is a namespace of the container's own, which never shows the
+    // daemon's bridge.
+    let (ns, seen) = net_view(&run_net_probe(&d, tmp.path(), "bridged", None).await);
+    assert_ne!(ns, host_ns);
+    assert!(seen.contains("lo"), "{seen:?}");
+    if stable.contains("docker0") {
+        assert!(!seen.contains("docker0"), "{seen:?}");
+    }
 }

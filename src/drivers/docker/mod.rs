@@ -4,15 +4,20 @@
 //! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
 //! log files; OOM kills are read from the container state after it exits. Containers outlive
 //! the agent: after a restart `recover` re-attaches to the container its persisted handle
-//! names, and the log copy resumes where the last one stopped (see `logs`).
+//! names, and the log copy resumes where the last one stopped (see `logs`). Images no task
+//! uses any more are removed after `gc.image_delay` (see `images`).
 //! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
 
 mod api;
 pub mod config;
 mod container;
 mod exec_stream;
+mod images;
 mod logs;
+mod schema;
 
+#[cfg(test)]
+mod live_image_gc_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]
@@ -28,6 +33,7 @@ use tokio::task::JoinHandle;
 
 use self::api::{q, read_body, ApiError, DockerApi};
 use self::config::{split_image, DockerTaskConfig, PluginSettings};
+use self::images::ImageGc;
 use self::logs::LogPosition;
 use super::logging::LogStream;
 use super::task_store::{ExitCell, TaskStore};
@@ -52,6 +58,7 @@ pub struct DockerDriver {
     settings: PluginSettings,
     api: DockerApi,
     tasks: TaskStore<DockerTask>,
+    images: ImageGc,
     /// Set once a fingerprint succeeded: a daemon that goes away afterwards is reported
     /// unhealthy rather than undetected (as Nomad does).
     detected: Mutex<bool>,
@@ -60,6 +67,8 @@ pub struct DockerDriver {
 struct DockerTask {
     name: String,
     container_id: String,
+    /// What the task's reference in the image GC is counted under.
+    image_id: String,
     started_at: i64,
     completed_at: Mutex<Option<i64>>,
     exit: ExitCell,
@@ -84,24 +93,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl DockerDriver {
     pub fn new(cfg: Option<&PluginConfig>) -> Self {
         let settings = PluginSettings::from_config(cfg);
+        let api = DockerApi::new(&settings.endpoint);
         DockerDriver {
-            api: DockerApi::new(&settings.endpoint),
+            images: ImageGc::new(api.clone(), settings.gc_image, settings.gc_image_delay),
+            api,
             settings,
             tasks: TaskStore::default(),
             detected: Mutex::new(false),
         }
     }
 
-    /// Uses the local image, pulling it when missing or when `force_pull` is set. A failed
-    /// pull of a missing image is Nomad's "Failed to pull `image`: <daemon message>".
-    async fn ensure_image(&self, image: &str, force_pull: bool) -> Result<(), DriverError> {
-        let local = self
-            .api
-            .get(&format!("/images/{}/json", q(image)))
-            .await
-            .is_ok();
-        if local && !force_pull {
-            return Ok(());
+    /// Uses the local image, pulling it when missing or when `force_pull` is set, and
+    /// returns its ID, counted as used by `task_id` in the image GC. A failed pull of a
+    /// missing image is Nomad's "Failed to pull `image`: <daemon message>".
+    async fn ensure_image(
+        &self,
+        task_id: &str,
+        image: &str,
+        force_pull: bool,
+    ) -> Result<String, DriverError> {
+        if !force_pull {
+            if let Some(id) = self.images.use_local(image, task_id).await {
+                return Ok(id);
+            }
         }
         let (repo, tag) = split_image(image);
         let path = format!("/images/create?fromImage={}&tag={}", q(&repo), q(&tag));
@@ -121,13 +135,19 @@ impl DockerDriver {
         let res = tokio::time::timeout(PULL_TIMEOUT, pulled)
             .await
             .unwrap_or(Err(ApiError::Timeout));
-        match res {
-            Ok(()) => Ok(()),
-            // A forced pull that fails still runs the local copy, as Nomad does.
-            Err(_) if local => Ok(()),
-            Err(e) => Err(DriverError::StartFailed {
+        // A forced pull that fails still runs the local copy, as Nomad does.
+        let local = self.images.use_local(image, task_id).await;
+        match (res, local) {
+            (_, Some(id)) => Ok(id),
+            (Err(e), None) => Err(DriverError::StartFailed {
                 message: format!("Failed to pull `{image}`: {e}"),
                 recoverable: matches!(e, ApiError::Timeout | ApiError::Connect(..)),
+            }),
+            // Pulled, but removed again before it was counted as used (a removal of the
+            // same image that had waited out its delay): the next attempt pulls again.
+            (Ok(()), None) => Err(DriverError::StartFailed {
+                message: format!("Failed to pull `{image}`: image removed during the pull"),
+                recoverable: true,
             }),
         }
     }
@@ -172,6 +192,7 @@ impl DockerDriver {
         &self,
         cfg: &TaskConfig,
         id: &str,
+        image_id: &str,
         started_at: i64,
         resume: bool,
     ) -> Result<Arc<DockerTask>, DriverError> {
@@ -206,6 +227,7 @@ impl DockerDriver {
         let task = Arc::new(DockerTask {
             name: cfg.name.clone(),
             container_id: id.to_string(),
+            image_id: image_id.to_string(),
             started_at,
             completed_at: Mutex::new(None),
             exit: ExitCell::default(),
@@ -227,6 +249,31 @@ impl DockerDriver {
         });
         *lock(&task.supervisor) = Some(handle);
         Ok(task)
+    }
+
+    /// Creates and starts the task's container and supervises it; returns the container ID.
+    async fn run_container(
+        &self,
+        cfg: &TaskConfig,
+        body: &Value,
+        image_id: &str,
+    ) -> Result<String, DriverError> {
+        let name = container_name(cfg);
+        let id = self.create(&name, body).await?;
+        if let Err(e) = self
+            .api
+            .post(&format!("/containers/{id}/start"), None)
+            .await
+        {
+            self.remove_container(&id).await;
+            return Err(DriverError::StartFailed {
+                message: format!("Failed to start container {id}: {e}"),
+                recoverable: false,
+            });
+        }
+        let task = self.supervise(cfg, &id, image_id, now_nanos(), false)?;
+        self.tasks.insert_new(&cfg.id, task)?;
+        Ok(id)
     }
 
     /// One resource-usage sample from the daemon (`/containers/:id/stats?stream=0`).
@@ -307,6 +354,9 @@ impl Driver for DockerDriver {
     }
 
     async fn fingerprint(&self) -> Fingerprint {
+        if let Some(e) = &self.settings.config_error {
+            return Fingerprint::undetected(e);
+        }
         let version = self
             .api
             .call(Method::GET, "/version", None, FINGERPRINT_TIMEOUT)
@@ -379,26 +429,17 @@ impl Driver for DockerDriver {
         }
         let d = DockerTaskConfig::decode(&cfg)?;
         let body = container::create_body(&cfg, &d, &self.settings)?;
-        self.ensure_image(&d.image, d.force_pull).await?;
-        let name = container_name(&cfg);
-        let id = self.create(&name, &body).await?;
-        if let Err(e) = self
-            .api
-            .post(&format!("/containers/{id}/start"), None)
-            .await
-        {
-            self.remove_container(&id).await;
-            return Err(DriverError::StartFailed {
-                message: format!("Failed to start container {id}: {e}"),
-                recoverable: false,
-            });
+        let image_id = self.ensure_image(&cfg.id, &d.image, d.force_pull).await?;
+        let started = self.run_container(&cfg, &body, &image_id).await;
+        if started.is_err() {
+            // The task never ran: its image is as unused as if it had been destroyed.
+            self.images.release(&image_id, &cfg.id).await;
         }
-        let task = self.supervise(&cfg, &id, now_nanos(), false)?;
-        self.tasks.insert_new(&cfg.id, task)?;
+        let id = started?;
         Ok(TaskHandle {
             version: HANDLE_VERSION,
             driver: NAME.to_string(),
-            driver_state: json!({ "container_id": id, "image": d.image }),
+            driver_state: json!({ "container_id": id, "image": d.image, "image_id": image_id }),
             config: cfg,
         })
     }
@@ -430,7 +471,14 @@ impl Driver for DockerDriver {
             .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
             .and_then(|t| t.timestamp_nanos_opt())
             .unwrap_or_else(now_nanos);
-        let task = self.supervise(&handle.config, id, started_at, true)?;
+        // Unlike Nomad, a recovered task counts as a user of its image again, so an image is
+        // neither removed under it nor kept forever once it is destroyed.
+        let image_id = info
+            .get("Image")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.images.acquire(image_id, handle.id()).await;
+        let task = self.supervise(&handle.config, id, image_id, started_at, true)?;
         self.tasks.insert_new(handle.id(), task)
     }
 
@@ -495,6 +543,7 @@ impl Driver for DockerDriver {
                 .await;
         }
         self.tasks.remove(handle.id());
+        self.images.release(&task.image_id, handle.id()).await;
         let supervisor = lock(&task.supervisor).take();
         if let Some(s) = supervisor {
             let _ = tokio::time::timeout(Duration::from_secs(15), s).await;

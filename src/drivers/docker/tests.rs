@@ -45,6 +45,26 @@ fn plugin_config_defaults_and_values() {
 }
 
 #[test]
+fn gc_image_delay_defaults_to_three_minutes_and_bad_values_disable_the_driver() {
+    assert_eq!(
+        PluginSettings::from_config(None).gc_image_delay,
+        std::time::Duration::from_secs(180)
+    );
+    let with = |delay: &str| {
+        let cfg: BTreeMap<String, serde_json::Value> =
+            serde_json::from_value(json!({"gc": [{"image_delay": delay}]})).expect("object");
+        PluginSettings::from_config(Some(&cfg))
+    };
+    let s = with("1m30s");
+    assert_eq!(s.gc_image_delay, std::time::Duration::from_secs(90));
+    assert!(s.gc_image && s.config_error.is_none());
+    assert_eq!(
+        with("soon").config_error.as_deref(),
+        Some("failed to parse 'image_delay' duration: time: invalid duration \"soon\"")
+    );
+}
+
+#[test]
 fn task_config_decodes_nomad_fields() {
     let t = task(json!({
         "image": "busybox:1.36",
@@ -215,4 +235,102 @@ fn log_position_resumes_after_what_was_written_and_only_there() {
     assert_eq!(other.begin_read(), "0");
     let (_, found) = LogPosition::resume(&tmp.path().join("missing"), &id);
     assert!(!found);
+}
+
+fn mounts_of(config: serde_json::Value, plugin: &PluginSettings) -> serde_json::Value {
+    let t = task(config);
+    let d = DockerTaskConfig::decode(&t).expect("decodes");
+    create_body(&t, &d, plugin).expect("body")["HostConfig"]["Mounts"].clone()
+}
+
+fn volumes_enabled() -> PluginSettings {
+    let cfg: BTreeMap<String, serde_json::Value> =
+        serde_json::from_value(json!({"volumes": [{"enabled": true}]})).expect("object");
+    PluginSettings::from_config(Some(&cfg))
+}
+
+#[test]
+fn mount_options_become_the_engine_api_mount_fields() {
+    let mounts = mounts_of(
+        json!({"image": "busybox", "mount": [
+            {"type": "volume", "source": "cache", "target": "/cache",
+             "volume_options": [{"no_copy": true, "labels": [{"team": "core"}],
+                 "driver_config": [{"name": "local", "options": [{"type": "tmpfs", "device": "tmpfs"}]}]}]},
+            {"type": "bind", "source": "local/conf", "target": "/etc/app", "readonly": true,
+             "bind_options": [{"propagation": "rshared"}]},
+            {"type": "tmpfs", "target": "/scratch",
+             "tmpfs_options": [{"size": 8_388_608, "mode": 1016}]},
+        ]}),
+        &volumes_enabled(),
+    );
+    assert_eq!(
+        mounts,
+        json!([
+            {"Type": "volume", "Source": "cache", "Target": "/cache", "ReadOnly": false,
+             "VolumeOptions": {"NoCopy": true, "Labels": {"team": "core"},
+                 "DriverConfig": {"Name": "local", "Options": {"type": "tmpfs", "device": "tmpfs"}}}},
+            {"Type": "bind", "Source": "/data/alloc/a1/web/local/conf", "Target": "/etc/app",
+             "ReadOnly": true, "BindOptions": {"Propagation": "rshared"}},
+            {"Type": "tmpfs", "Target": "/scratch", "ReadOnly": false,
+             "TmpfsOptions": {"SizeBytes": 8_388_608, "Mode": 1016}},
+        ])
+    );
+}
+
+#[test]
+fn mounts_without_options_send_empty_options_and_the_pre_1_0_list_form_works() {
+    let mounts = mounts_of(
+        json!({"image": "busybox",
+               "mount": [{"type": "tmpfs", "target": "/t"}, {"target": "/anon"}],
+               "mounts": [{"type": "bind", "source": "local", "target": "/b"}]}),
+        &volumes_enabled(),
+    );
+    assert_eq!(
+        mounts,
+        json!([
+            {"Type": "tmpfs", "Target": "/t", "ReadOnly": false, "TmpfsOptions": {}},
+            {"Type": "volume", "Target": "/anon", "ReadOnly": false,
+             "VolumeOptions": {"DriverConfig": {}}},
+            {"Type": "bind", "Source": "/data/alloc/a1/web/local", "Target": "/b",
+             "ReadOnly": false, "BindOptions": {}},
+        ])
+    );
+}
+
+#[test]
+fn bad_mounts_are_refused_with_nomads_reasons() {
+    let refused = |m: serde_json::Value, plugin: &PluginSettings| {
+        let t = task(json!({"image": "busybox", "mount": [m]}));
+        let d = DockerTaskConfig::decode(&t).expect("decodes");
+        create_body(&t, &d, plugin).unwrap_err().to_string()
+    };
+    let on = volumes_enabled();
+    let off = PluginSettings::from_config(None);
+    let err = refused(json!({"type": "tmpfs", "source": "x", "target": "/t"}), &on);
+    assert!(
+        err.ends_with("invalid source, must be \"\" for tmpfs"),
+        "{err}"
+    );
+    let err = refused(json!({"type": "nfs", "target": "/t"}), &on);
+    assert!(
+        err.ends_with("invalid mount type, must be \"bind\", \"volume\", \"tmpfs\": \"nfs\""),
+        "{err}"
+    );
+    let err = refused(json!({"source": "data", "target": "/d"}), &off);
+    assert!(
+        err.ends_with("volumes are not enabled; cannot mount volume: \"data\""),
+        "{err}"
+    );
+    let err = refused(
+        json!({"type": "bind", "source": "/etc", "target": "/e"}),
+        &off,
+    );
+    assert!(
+        err.ends_with("volumes are not enabled; cannot mount host path: \"/etc\""),
+        "{err}"
+    );
+    let t = task(json!({"image": "busybox",
+        "mount": [{"type": "tmpfs", "target": "/t", "tmpfs_options": [{"size": "big"}]}]}));
+    let err = DockerTaskConfig::decode(&t).unwrap_err().to_string();
+    assert!(err.contains("tmpfs_options.size must be a number"), "{err}");
 }

@@ -9,6 +9,9 @@
 //! - a live alloc of an older job version is updated in place when only non-destructive
 //!   fields changed and its node still fits the new version (same alloc ID, the task keeps
 //!   running), otherwise replaced on the same node (destructive);
+//! - destructive updates go at most `update.max_parallel` per group per eval; when some are
+//!   left, a `rolling-update` eval follows after `update.stagger` (Nomad's `evictAndPlace`
+//!   limit and `NextRollingEval`), so a system job rolls across its nodes in batches;
 //! - a node without a live alloc gets one, except that sysbatch leaves a node alone once an
 //!   alloc of this job version finished there (ran to completion once per node).
 //!
@@ -43,6 +46,33 @@ use super::reconcile::{
     STATUS_ALLOC_UPDATING,
 };
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
+
+/// Nomad's `EvalTriggerRollingUpdate`.
+pub const TRIGGER_ROLLING_UPDATE: &str = "rolling-update";
+/// Nomad's default `update.stagger`.
+const DEFAULT_STAGGER: i64 = 30 * crate::api::SECOND;
+
+/// Destructive updates one eval may make in a group: the group's `max_parallel`, else the
+/// job's, else all of them.
+fn update_limit(job: &Job, tg: &TaskGroup) -> usize {
+    let group = tg.update.as_ref().map(|u| u.max_parallel).unwrap_or(0);
+    let job_level = job.update.as_ref().map(|u| u.max_parallel).unwrap_or(0);
+    match (group, job_level) {
+        (g, _) if g > 0 => g as usize,
+        (_, j) if j > 0 => j as usize,
+        _ => usize::MAX,
+    }
+}
+
+/// How long the next batch of a rolling update waits.
+fn stagger(job: &Job, tg: &TaskGroup) -> i64 {
+    tg.update
+        .as_ref()
+        .map(|u| u.stagger)
+        .filter(|s| *s > 0)
+        .or_else(|| job.update.as_ref().map(|u| u.stagger).filter(|s| *s > 0))
+        .unwrap_or(DEFAULT_STAGGER)
+}
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
 pub const STATUS_ALLOC_NODE_INFEASIBLE: &str = "alloc not needed as node is not feasible";
@@ -83,6 +113,7 @@ pub fn process_system_eval(
     }
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
     let mut preempted_jobs = BTreeMap::new();
+    let mut rolling_after: Option<i64> = None;
 
     match &live_job {
         None => {
@@ -97,7 +128,7 @@ pub fn process_system_eval(
                 ctx,
                 state,
             };
-            run.reconcile_and_place(
+            rolling_after = run.reconcile_and_place(
                 &allocs,
                 &mut pctx,
                 &mut rng,
@@ -108,8 +139,26 @@ pub fn process_system_eval(
             );
         }
     }
-    let followup_evals =
+    let mut followup_evals =
         super::generic::preemption_evals(&preempted_jobs, ctx.seed.rotate_left(59) ^ salt, ctx.now);
+    if let Some(stagger) = rolling_after {
+        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(41) ^ salt);
+        followup_evals.push(Evaluation {
+            id: seeded_uuid(&mut id_rng),
+            namespace: eval.namespace.clone(),
+            priority: eval.priority,
+            r#type: eval.r#type.clone(),
+            triggered_by: TRIGGER_ROLLING_UPDATE.to_string(),
+            job_id: eval.job_id.clone(),
+            job_modify_index: eval.job_modify_index,
+            status: crate::api::EVAL_STATUS_PENDING.to_string(),
+            previous_eval: eval.id.clone(),
+            wait_until: ctx.now.saturating_add(stagger),
+            create_time: ctx.now,
+            modify_time: ctx.now,
+            ..Default::default()
+        });
+    }
 
     let (stops, placed) = pctx.into_parts();
     let plan = Plan {
@@ -165,7 +214,7 @@ impl SystemRun<'_> {
         failed: &mut BTreeMap<String, AllocMetric>,
         queued: &mut BTreeMap<String, i64>,
         preempted_jobs: &mut BTreeMap<(String, String), Arc<Job>>,
-    ) {
+    ) -> Option<i64> {
         let job = self.job;
         let dcs = job.datacenters_or_default();
         let pool = job_pool(job);
@@ -308,6 +357,9 @@ impl SystemRun<'_> {
             }
         };
 
+        // Old allocs past the limit keep running; a later eval replaces them.
+        let mut budget: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut rolling_after: Option<i64> = None;
         for prev in destructive {
             let (Some(node), Some(tg)) = (
                 eligible.iter().find(|n| n.id == prev.node_id),
@@ -315,6 +367,15 @@ impl SystemRun<'_> {
             ) else {
                 continue;
             };
+            let left = budget
+                .entry(tg.name.as_str())
+                .or_insert_with(|| update_limit(job, tg));
+            if *left == 0 {
+                let wait = stagger(job, tg);
+                rolling_after = Some(rolling_after.map_or(wait, |w| w.min(wait)));
+                continue;
+            }
+            *left -= 1;
             place(node, tg, Some(prev));
         }
         for node in &eligible {
@@ -333,6 +394,7 @@ impl SystemRun<'_> {
                 failed.insert(tg, metric);
             }
         }
+        rolling_after
     }
 
     fn decide<'a>(

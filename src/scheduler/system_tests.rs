@@ -252,3 +252,48 @@ fn a_non_destructive_job_update_is_made_in_place() {
         Some(20)
     );
 }
+
+#[test]
+fn destructive_updates_roll_max_parallel_at_a_time_then_follow_up_after_stagger() {
+    let mut j = sys_job(JOB_TYPE_SYSTEM);
+    let old = Arc::new(j.clone());
+    j.job_modify_index = 20;
+    j.task_groups[0].tasks[0].env = Some([("V".to_string(), "2".to_string())].into());
+    j.task_groups[0].update = Some(crate::api::UpdateStrategy {
+        max_parallel: 2,
+        stagger: 10 * crate::api::SECOND,
+        ..Default::default()
+    });
+    let nodes: Vec<Node> = ["n1", "n2", "n3", "n4", "n5"]
+        .into_iter()
+        .map(node)
+        .collect();
+    let allocs = ["n1", "n2", "n3", "n4", "n5"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| alloc(&old, i as u32, n))
+        .collect();
+    let r = run(&j, nodes, allocs);
+    assert_eq!(placed_nodes(&r).len(), 2, "two replaced in this eval");
+    assert_eq!(stops(&r).len(), 2);
+    let follow = r
+        .followup_evals
+        .iter()
+        .find(|e| e.triggered_by == TRIGGER_ROLLING_UPDATE)
+        .expect("a rolling-update eval follows");
+    assert_eq!(follow.wait_until, NOW + 10 * crate::api::SECOND);
+    assert_eq!(follow.job_id, "sys");
+
+    // Without max_parallel every node is replaced at once and nothing follows.
+    let mut all = j.clone();
+    all.task_groups[0].update = None;
+    let nodes: Vec<Node> = ["n1", "n2", "n3"].into_iter().map(node).collect();
+    let allocs = ["n1", "n2", "n3"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| alloc(&old, i as u32, n))
+        .collect();
+    let r = run(&all, nodes, allocs);
+    assert_eq!(placed_nodes(&r).len(), 3);
+    assert!(r.followup_evals.is_empty());
+}

@@ -1,9 +1,11 @@
-//! Deployment health of an alloc whose group's `update { health_check = "checks" }` has
-//! Nomad-native service checks (Nomad's client-side health tracker): healthy once every
-//! main and sidecar task runs and every healthiness check passes, continuously for
-//! `min_healthy_time`; unhealthy when a task fails, the alloc stops, or it is not healthy by
-//! `healthy_deadline`. The client reports the verdict as the alloc's `DeploymentStatus`;
-//! the server's deployment watcher leaves such allocs to it (`needs_client_health`).
+//! Health of an alloc whose group has Nomad-native service checks and asks for them
+//! (Nomad's client-side health tracker): in a deployment by `update { health_check =
+//! "checks" }`, otherwise (a service alloc, e.g. one that replaced a drained alloc) by
+//! `migrate { health_check = "checks" }`, the default. Healthy once every main and sidecar
+//! task runs and every healthiness check passes, continuously for `min_healthy_time`;
+//! unhealthy when a task fails, the alloc stops, or it is not healthy by `healthy_deadline`
+//! (each from the block that applies). The client reports the verdict as the alloc's
+//! `DeploymentStatus`; the server's deployment watcher and drainer leave such allocs to it.
 //!
 //! Pure: the alloc runner feeds it task states, check results and the time.
 
@@ -39,6 +41,47 @@ pub fn nomad_health_checks(tg: &TaskGroup) -> usize {
     count(&tg.services) + tg.tasks.iter().map(|t| count(&t.services)).sum::<usize>()
 }
 
+/// The timings health is judged with: `min_healthy_time` and `healthy_deadline`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    pub min_healthy_time: i64,
+    pub healthy_deadline: i64,
+}
+
+/// Nomad's default `migrate` block.
+pub fn default_migrate() -> crate::api::MigrateStrategy {
+    crate::api::MigrateStrategy {
+        health_check: "checks".to_string(),
+        healthy_deadline: 5 * crate::api::MINUTE,
+        max_parallel: 1,
+        min_healthy_time: 10 * crate::api::SECOND,
+    }
+}
+
+/// Whether the client, not the server, decides the health of this group's allocs outside
+/// deployments (from the `migrate` block).
+pub fn needs_client_migrate_health(tg: &TaskGroup) -> bool {
+    let m = tg.migrate.clone().unwrap_or_else(default_migrate);
+    (m.health_check.is_empty() || m.health_check == "checks") && nomad_health_checks(tg) > 0
+}
+
+/// The timings of the block that applies: `update` in a deployment, `migrate` otherwise.
+pub fn timings(tg: &TaskGroup, in_deployment: bool) -> Timings {
+    if in_deployment {
+        let u = tg.update.clone().unwrap_or_default();
+        Timings {
+            min_healthy_time: u.min_healthy_time,
+            healthy_deadline: u.healthy_deadline,
+        }
+    } else {
+        let m = tg.migrate.clone().unwrap_or_else(default_migrate);
+        Timings {
+            min_healthy_time: m.min_healthy_time,
+            healthy_deadline: m.healthy_deadline,
+        }
+    }
+}
+
 /// Whether the client, not the server, decides this group's deployment health.
 pub fn needs_client_health(tg: &TaskGroup) -> bool {
     let mode = tg
@@ -55,6 +98,7 @@ pub struct Observation<'a> {
     pub client_status: &'a str,
     pub states: &'a BTreeMap<String, TaskState>,
     pub checks: &'a AllocCheckResults,
+    pub timings: Timings,
     /// When the alloc was created (the healthy deadline counts from there), nanoseconds.
     pub since_created: i64,
     pub now: i64,
@@ -77,7 +121,7 @@ impl HealthTracker {
         if self.verdict.is_some() {
             return self.verdict;
         }
-        let u = o.tg.update.clone().unwrap_or_default();
+        let u = o.timings;
         let failed = o.states.values().any(|s| s.failed)
             || o.client_status == ALLOC_CLIENT_FAILED
             || o.client_status == ALLOC_CLIENT_COMPLETE;

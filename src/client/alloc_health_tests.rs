@@ -78,6 +78,7 @@ fn observe(
         client_status: "running",
         states: s,
         checks: c,
+        timings: timings(tg, true),
         since_created: 0,
         now,
     })
@@ -156,5 +157,33 @@ fn unhealthy_on_a_failed_task_or_past_the_deadline() {
     assert_eq!(
         observe(&mut t, &tg, &s, &AllocCheckResults::new(), 30 * SECOND),
         None
+    );
+}
+
+#[test]
+fn outside_deployments_the_migrate_block_decides() {
+    let mut tg = group("task_states");
+    assert!(
+        needs_client_migrate_health(&tg),
+        "migrate defaults to checks"
+    );
+    assert_eq!(
+        timings(&tg, false),
+        Timings {
+            min_healthy_time: 10 * SECOND,
+            healthy_deadline: 300 * SECOND,
+        }
+    );
+    tg.migrate = Some(crate::api::MigrateStrategy {
+        health_check: "task_states".into(),
+        ..default_migrate()
+    });
+    assert!(!needs_client_migrate_health(&tg));
+    assert_eq!(
+        timings(&group("checks"), true),
+        Timings {
+            min_healthy_time: 10 * SECOND,
+            healthy_deadline: 60 * SECOND,
+        }
     );
 }

@@ -17,7 +17,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::alloc_dir::AllocDir;
-use super::alloc_health::{needs_client_health, HealthTracker, Observation};
+use super::alloc_health::{
+    needs_client_health, needs_client_migrate_health, timings, HealthTracker, Observation,
+};
 use super::alloc_status::client_update;
 use super::lifecycle::{Coordinator, Stage, STAGES};
 use super::state::{PersistedTask, StateDb};
@@ -492,6 +494,7 @@ impl AllocRunner {
             client_status: &update.client_status,
             states: update.task_states.as_ref().unwrap_or(&empty),
             checks: &checks,
+            timings: timings(tg, !alloc.deployment_id.is_empty()),
             since_created: alloc.create_time,
             now,
         });
@@ -661,10 +664,20 @@ impl AllocRunner {
 /// How often a pending deployment health verdict is re-checked.
 const HEALTH_TICK: Duration = Duration::from_millis(250);
 
-/// A tracker when the alloc is part of a deployment whose health this client decides.
+/// A tracker when this client decides the alloc's health: in a deployment by its `update`
+/// block, otherwise (service jobs) by its `migrate` block, as Nomad's health hook.
 fn client_health(alloc: &Allocation) -> Option<HealthTracker> {
-    let tg = alloc.job.as_deref()?.lookup_task_group(&alloc.task_group)?;
-    (!alloc.deployment_id.is_empty() && needs_client_health(tg)).then(HealthTracker::default)
+    let tg = alloc.task_group_def()?;
+    let decides = if alloc.deployment_id.is_empty() {
+        alloc
+            .job
+            .as_deref()
+            .is_some_and(|j| j.r#type == crate::api::JOB_TYPE_SERVICE)
+            && needs_client_migrate_health(tg)
+    } else {
+        needs_client_health(tg)
+    };
+    decides.then(HealthTracker::default)
 }
 
 /// A per-task seed for restart jitter, stable for a given alloc.

@@ -11,9 +11,10 @@
 //! "Marking" sets `DesiredTransition.Migrate` and creates a `node-drain` eval for the job; the
 //! scheduler then stops the alloc and places a replacement elsewhere. Batch allocs are never
 //! marked before the deadline (they may run to completion). An alloc counts as healthy once
-//! it has a deployment health, or by the `task_states` check with the group's `migrate`
-//! timings (`min_healthy_time`, `healthy_deadline`); the `checks` mode uses the same check,
-//! since this server does not run service checks. Completion clears the drain strategy and
+//! it has a deployment health (which the client reports for groups whose `migrate` block
+//! asks for `checks` and that have Nomad service checks: only it runs them), or else by the
+//! `task_states` check with the group's `migrate` timings (`min_healthy_time`,
+//! `healthy_deadline`). Completion clears the drain strategy and
 //! records `LastDrain`; the node stays ineligible.
 //!
 //! `plan` is pure (state, now) -> actions; `run` carries them out through raft.
@@ -118,12 +119,10 @@ fn drain_group(
     allocs: &[&Arc<Allocation>],
     now: i64,
 ) -> Vec<Arc<Allocation>> {
-    let migrate = tg.migrate.clone().unwrap_or(MigrateStrategy {
-        health_check: "checks".to_string(),
-        healthy_deadline: 5 * MINUTE,
-        max_parallel: 1,
-        min_healthy_time: 10 * SECOND,
-    });
+    let migrate = tg
+        .migrate
+        .clone()
+        .unwrap_or_else(crate::client::alloc_health::default_migrate);
     let mut healthy = 0i64;
     let mut drainable = Vec::new();
     for a in allocs {
@@ -148,6 +147,7 @@ fn drain_group(
 fn has_health(a: &Allocation, tg: &TaskGroup, m: &MigrateStrategy, now: i64) -> bool {
     a.deployment_healthy().is_some()
         || (a.deployment_id.is_empty()
+            && !crate::client::alloc_health::needs_client_migrate_health(tg)
             && task_states_health(a, tg, m.min_healthy_time, m.healthy_deadline, now).is_some())
 }
 

@@ -149,3 +149,71 @@ fn a_template_calling_consul_fails_the_task_with_nomads_event() {
         "{events}"
     );
 }
+
+const YAML_JOB: &str = r#"job "yamlconf" {
+  datacenters = ["dc*"]
+  type        = "batch"
+  group "g" {
+    restart {
+      attempts = 0
+      mode     = "fail"
+    }
+    task "render" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/cat"
+        args    = ["local/app.yaml"]
+      }
+      template {
+        data        = <<EOT
+{{- $cfg := parseYAML `
+name: web
+replicas: 3
+ports: [80, 443]
+enabled: yes
+labels:
+  tier: front
+  "y": quoted
+` -}}
+# name={{ $cfg.name }} replicas={{ $cfg.replicas }} enabled={{ $cfg.enabled }}
+{{ $cfg | toYAML }}
+EOT
+        destination = "local/app.yaml"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn a_template_round_trips_yaml_through_parse_yaml_and_to_yaml() {
+    let agent = Agent::dev();
+    run(&agent, "yamlconf.nomad.hcl", YAML_JOB);
+    let alloc = agent.wait_alloc("yamlconf", "render finished", |a| {
+        a["ClientStatus"] == "complete" || a["ClientStatus"] == "failed"
+    });
+    let events = alloc["TaskStates"]["render"]["Events"].to_string();
+    assert_eq!(alloc["ClientStatus"], "complete", "{events}");
+    let logs = agent.nomad(&["alloc", "logs", alloc["ID"].as_str().expect("id"), "render"]);
+    assert_exit(&logs, 0);
+    // yaml.v2's output: keys in order, the `ports` list unindented, `y` quoted because
+    // YAML 1.1 reads it as a boolean.
+    assert_eq!(
+        stdout(&logs),
+        "# name=web replicas=3 enabled=true
+enabled: true
+labels:
+  tier: front
+  \"y\": quoted
+name: web
+ports:
+- 80
+- 443
+replicas: 3
+"
+    );
+}

@@ -1,42 +1,88 @@
-//! The artifact hook (Nomad's go-getter use): fetch each `artifact` from http(s) or a local
-//! path into the task dir, verify its checksum, and unpack archives.
+//! The artifact hook (Nomad's go-getter use): fetch each `artifact` into the task dir,
+//! verify its checksum and unpack archives, following go-getter's `Client.Get` as Nomad
+//! configures it.
 //!
-//! Sources and options follow go-getter as Nomad uses it: `options { checksum =
-//! "sha256:<hex>" archive = "false" }`, `mode = "any" | "file" | "dir"`, `destination`
-//! relative to the task dir (default `local/`), `headers` for http. Archives are recognised
-//! by extension: `.tar`, `.tar.gz`/`.tgz`, `.gz`, `.zip`.
+//! ```text
+//!  source ─ detect (http(s) | local path) ─ archive? ─ yes: download to <task>/tmp/getter*/archive
+//!                                          │               checksum, unpack into destination
+//!                                          └─ no: mode any → file: destination/<name>
+//!                                                 download, checksum (mode dir: no checksum)
+//! ```
+//! Options are go-getter's magic query parameters: `checksum` (`<type>:<hex>`, `<hex>`,
+//! `file:<url>`), `archive` (`false` or a decompressor's key), `filename`; any other option
+//! is sent along in the URL's query. `mode = "any" | "file" | "dir"`, `destination` relative
+//! to the task dir (default `local/`), `headers` and `insecure` for http.
+//!
+//! Downloads stream to disk and are hashed from disk: an artifact never sits in memory.
+//! Local paths are this agent's extension (Nomad registers no `file` getter): absolute
+//! paths, `file://` URLs, and relative paths resolved against the task dir as go-getter's
+//! file detector resolves them against its working directory.
 
-use std::io::Read;
+#[path = "artifact_checksum.rs"]
+mod checksum;
+#[path = "artifact_unpack.rs"]
+mod unpack;
+
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::io::AsyncWriteExt as _;
 
+use self::checksum::{ChecksumMismatch, ChecksumSpec, ChecksumSpecError, FileChecksum};
+use self::unpack::{Archive, UnpackError};
 use crate::api::TaskArtifact;
 
 /// Nomad's default `artifact.http_read_timeout`.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Archive {
-    Tar,
-    TarGz,
-    Gz,
-    Zip,
+/// Why an artifact could not be fetched, worded as Nomad's task event shows it.
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    /// Nomad's own check, before it runs go-getter.
+    #[error("artifact destination path escapes the task directory: {0}")]
+    DestinationEscapes(String),
+    /// Nomad runs go-getter in a sandboxed subprocess and its events carry that wrapper
+    /// around go-getter's error; users and tools match on the whole text.
+    #[error("getter subprocess failed: exit status 1: failed to download artifact: {0}")]
+    Getter(#[from] GetterError),
 }
 
-fn archive_kind(name: &str) -> Option<Archive> {
-    let n = name.to_ascii_lowercase();
-    if n.ends_with(".tar.gz") || n.ends_with(".tgz") {
-        Some(Archive::TarGz)
-    } else if n.ends_with(".tar") {
-        Some(Archive::Tar)
-    } else if n.ends_with(".gz") {
-        Some(Archive::Gz)
-    } else if n.ends_with(".zip") {
-        Some(Archive::Zip)
-    } else {
-        None
+/// go-getter's errors, in its words.
+#[derive(Debug, thiserror::Error)]
+pub enum GetterError {
+    #[error("download not supported for scheme '{0}'")]
+    UnsupportedScheme(String),
+    #[error("failed to parse source URL {0:?}: {1}")]
+    BadUrl(String, String),
+    #[error("bad response code: {0}")]
+    BadResponse(u16),
+    #[error("{0}")]
+    Http(#[from] reqwest::Error),
+    #[error("invalid checksum: {0}")]
+    InvalidChecksum(#[from] ChecksumSpecError),
+    #[error(transparent)]
+    ChecksumMismatch(#[from] ChecksumMismatch),
+    #[error("checksum cannot be specified for directory download")]
+    ChecksumOfDirectory,
+    #[error("filename query parameter contain path traversal")]
+    FilenameTraversal,
+    #[error("copying of symlinks has been disabled")]
+    SymlinkCopy,
+    #[error(transparent)]
+    Unpack(#[from] UnpackError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> GetterError + '_ {
+    move |source| GetterError::Io {
+        path: path.to_path_buf(),
+        source,
     }
 }
 
@@ -48,13 +94,30 @@ pub fn task_artifacts(artifacts: &Option<Value>) -> Vec<TaskArtifact> {
         .unwrap_or_default()
 }
 
+/// The artifact with its source, options and headers interpolated, as Nomad's getter
+/// replaces the task environment in each before fetching.
+pub fn interpolated(a: &TaskArtifact, interpolate: impl Fn(&str) -> String) -> TaskArtifact {
+    let map = |m: &Option<BTreeMap<String, String>>| {
+        m.as_ref().map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), interpolate(v)))
+                .collect::<BTreeMap<_, _>>()
+        })
+    };
+    TaskArtifact {
+        getter_source: a.getter_source.as_deref().map(&interpolate),
+        getter_options: map(&a.getter_options),
+        getter_headers: map(&a.getter_headers),
+        ..a.clone()
+    }
+}
+
 /// `dest` under `task_dir`, refusing paths that climb out of it.
-fn confined(task_dir: &Path, dest: &str) -> Result<PathBuf, String> {
+fn confined(task_dir: &Path, dest: &str) -> Result<PathBuf, ArtifactError> {
     let rel = Path::new(dest);
+    let escapes = || ArtifactError::DestinationEscapes(dest.to_string());
     if rel.is_absolute() {
-        return Err(format!(
-            "artifact destination path escapes the task directory: {dest}"
-        ));
+        return Err(escapes());
     }
     let mut depth = 0i32;
     for c in rel.components() {
@@ -64,318 +127,354 @@ fn confined(task_dir: &Path, dest: &str) -> Result<PathBuf, String> {
             _ => {}
         }
         if depth < 0 {
-            return Err(format!(
-                "artifact destination path escapes the task directory: {dest}"
-            ));
+            return Err(escapes());
         }
     }
     Ok(task_dir.join(rel))
 }
 
-/// The last path segment of a URL or path, without query.
-fn base_name(source: &str) -> String {
-    let no_query = source.split(['?', '#']).next().unwrap_or(source);
-    no_query
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .filter(|s| !s.is_empty())
-        .unwrap_or("artifact")
-        .to_string()
+/// Where an artifact comes from, after go-getter's detection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    Http(reqwest::Url),
+    Local(PathBuf),
 }
 
-/// Verify `data` against go-getter's `<type>:<hex>` checksum.
-pub fn verify_checksum(data: &[u8], spec: &str) -> Result<(), String> {
-    let (kind, want) = spec
-        .split_once(':')
-        .ok_or_else(|| format!("invalid checksum {spec:?}: expected <type>:<value>"))?;
-    let got = match kind {
-        "md5" => {
-            use md5::Digest as _;
-            hex(&md5::Md5::digest(data))
+impl Source {
+    /// The path part go-getter matches extensions and file names against.
+    fn path(&self) -> String {
+        match self {
+            Source::Http(u) => u.path().to_string(),
+            Source::Local(p) => p.display().to_string(),
         }
-        "sha1" => digest(&aws_lc_rs::digest::SHA1_FOR_LEGACY_USE_ONLY, data),
-        "sha256" => digest(&aws_lc_rs::digest::SHA256, data),
-        "sha512" => digest(&aws_lc_rs::digest::SHA512, data),
-        other => return Err(format!("unsupported checksum type: {other}")),
-    };
-    if got.eq_ignore_ascii_case(want.trim()) {
-        Ok(())
+    }
+
+    fn base_name(&self) -> String {
+        let p = self.path();
+        Path::new(&p)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| ".".to_string())
+    }
+}
+
+/// go-getter's detectors, reduced to the getters this agent has: forced getters
+/// (`git::...`) and hosts its detectors send to git, s3 or gcs are named as unsupported.
+fn detect(source: &str, task_dir: &Path) -> Result<Source, GetterError> {
+    if let Some((forced, _)) = source.split_once("::") {
+        if !matches!(forced, "http" | "https" | "file") {
+            return Err(GetterError::UnsupportedScheme(forced.to_string()));
+        }
+    }
+    let source = source.split_once("::").map_or(source, |(_, s)| s);
+    if let Some((scheme, _)) = source.split_once("://") {
+        return match scheme {
+            "http" | "https" => reqwest::Url::parse(source)
+                .map(Source::Http)
+                .map_err(|e| GetterError::BadUrl(source.to_string(), e.to_string())),
+            "file" => Ok(Source::Local(PathBuf::from(
+                source.trim_start_matches("file://"),
+            ))),
+            other => Err(GetterError::UnsupportedScheme(other.to_string())),
+        };
+    }
+    for (prefix, getter) in [
+        ("git@", "git"),
+        ("github.com/", "git"),
+        ("gitlab.com/", "git"),
+        ("bitbucket.org/", "git"),
+    ] {
+        if source.starts_with(prefix) {
+            return Err(GetterError::UnsupportedScheme(getter.to_string()));
+        }
+    }
+    if source.contains(".amazonaws.com/") {
+        return Err(GetterError::UnsupportedScheme("s3".to_string()));
+    }
+    if source.contains("googleapis.com/") {
+        return Err(GetterError::UnsupportedScheme("gcs".to_string()));
+    }
+    let path = Path::new(source);
+    Ok(Source::Local(if path.is_absolute() {
+        path.to_path_buf()
     } else {
-        Err(format!(
-            "checksums did not match: expected {} got {got}",
-            want.trim()
-        ))
+        task_dir.join(path)
+    }))
+}
+
+/// Adds the options that are not go-getter's own to the URL's query, as Nomad builds the
+/// getter URL (and go-getter then strips its magic parameters): sorted by key, an option
+/// replacing a query parameter of the same name.
+fn with_query(mut url: reqwest::Url, options: &BTreeMap<String, String>) -> reqwest::Url {
+    let extra: Vec<_> = options
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "checksum" | "archive" | "filename"))
+        .collect();
+    if extra.is_empty() {
+        return url;
     }
+    let mut pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| !options.contains_key(k.as_ref()))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    pairs.extend(extra.into_iter().map(|(k, v)| (k.clone(), v.clone())));
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    url.query_pairs_mut().clear().extend_pairs(pairs);
+    url
 }
 
-fn digest(alg: &'static aws_lc_rs::digest::Algorithm, data: &[u8]) -> String {
-    hex(aws_lc_rs::digest::digest(alg, data).as_ref())
+/// Go's `strconv.ParseBool` saying false.
+fn go_false(s: &str) -> bool {
+    matches!(s, "0" | "f" | "F" | "false" | "FALSE" | "False")
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// How go-getter fetches: `file` puts one file at the destination, `dir` fills the
+/// destination directory, `any` lets the source decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Any,
+    File,
+    Dir,
 }
 
-/// Fetch the bytes of `source` (already interpolated).
-async fn fetch(
-    source: &str,
-    headers: &std::collections::BTreeMap<String, String>,
-) -> Result<Vec<u8>, String> {
-    if let Some((scheme, _)) = source.split_once("::") {
-        return Err(format!(
-            "unsupported artifact getter {scheme:?}: only http(s) and local files are available"
-        ));
-    }
-    if source.starts_with("http://") || source.starts_with("https://") {
-        let client = reqwest::Client::builder()
-            .timeout(HTTP_TIMEOUT)
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut req = client.get(source);
-        for (k, v) in headers {
-            req = req.header(k, v);
-        }
-        let resp = req.send().await.map_err(|e| e.to_string())?;
-        let status = resp.status();
-        if !status.is_success() {
-            return Err(format!("bad response code: {}", status.as_u16()));
-        }
-        return resp
-            .bytes()
+/// Streams the source into the file `dst` (created or truncated, parents made).
+async fn download(
+    src: &Source,
+    dst: &Path,
+    headers: &BTreeMap<String, String>,
+    insecure: bool,
+) -> Result<(), GetterError> {
+    if let Some(parent) = dst.parent() {
+        tokio::fs::create_dir_all(parent)
             .await
-            .map(|b| b.to_vec())
-            .map_err(|e| e.to_string());
+            .map_err(io_err(parent))?;
     }
-    let path = source.strip_prefix("file://").unwrap_or(source);
-    if !Path::new(path).is_absolute() {
-        return Err(format!(
-            "unsupported artifact source {source:?}: use an http(s) URL or an absolute path"
-        ));
-    }
-    let path = path.to_string();
-    tokio::task::spawn_blocking(move || std::fs::read(&path).map_err(|e| format!("{path}: {e}")))
-        .await
-        .map_err(|e| e.to_string())?
-}
-
-fn unpack(kind: &Archive, data: &[u8], dir: &Path, single_name: &str) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    match kind {
-        Archive::Tar => tar::Archive::new(data)
-            .unpack(dir)
-            .map_err(|e| format!("error unpacking tar: {e}")),
-        Archive::TarGz => tar::Archive::new(flate2::read::GzDecoder::new(data))
-            .unpack(dir)
-            .map_err(|e| format!("error unpacking tar.gz: {e}")),
-        Archive::Gz => {
-            let mut out = Vec::new();
-            flate2::read::GzDecoder::new(data)
-                .read_to_end(&mut out)
-                .map_err(|e| format!("error decompressing gzip: {e}"))?;
-            let name = single_name.strip_suffix(".gz").unwrap_or(single_name);
-            std::fs::write(dir.join(name), out).map_err(|e| e.to_string())
-        }
-        Archive::Zip => {
-            let mut z = zip::ZipArchive::new(std::io::Cursor::new(data))
-                .map_err(|e| format!("error reading zip: {e}"))?;
-            for i in 0..z.len() {
-                let mut f = z
-                    .by_index(i)
-                    .map_err(|e| format!("error reading zip: {e}"))?;
-                let Some(rel) = f.enclosed_name() else {
-                    return Err(format!("zip entry {:?} escapes the destination", f.name()));
-                };
-                let target = dir.join(rel);
-                if f.is_dir() {
-                    std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
-                    continue;
-                }
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-                }
-                let mut out = std::fs::File::create(&target).map_err(|e| e.to_string())?;
-                std::io::copy(&mut f, &mut out).map_err(|e| e.to_string())?;
-                #[cfg(unix)]
-                if let Some(mode) = f.unix_mode() {
-                    use std::os::unix::fs::PermissionsExt as _;
-                    let _ = std::fs::set_permissions(
-                        &target,
-                        std::fs::Permissions::from_mode(mode & 0o7777),
-                    );
-                }
+    match src {
+        Source::Local(path) => {
+            let meta = tokio::fs::symlink_metadata(path)
+                .await
+                .map_err(io_err(path))?;
+            if meta.file_type().is_symlink() {
+                return Err(GetterError::SymlinkCopy);
             }
+            tokio::fs::copy(path, dst).await.map_err(io_err(path))?;
+            Ok(())
+        }
+        Source::Http(url) => {
+            let mut resp = http_get(url, headers, insecure).await?;
+            let status = resp.status().as_u16();
+            if status != 200 && status != 206 {
+                return Err(GetterError::BadResponse(status));
+            }
+            let mut out = tokio::fs::File::create(dst).await.map_err(io_err(dst))?;
+            while let Some(chunk) = resp.chunk().await? {
+                out.write_all(&chunk).await.map_err(io_err(dst))?;
+            }
+            out.flush().await.map_err(io_err(dst))?;
             Ok(())
         }
     }
 }
 
-/// Download one artifact (source already interpolated) into the task dir.
-pub async fn get(task_dir: &Path, a: &TaskArtifact, source: &str) -> Result<(), String> {
-    let dest = confined(task_dir, a.relative_dest.as_deref().unwrap_or("local/"))?;
-    let options = a.getter_options.clone().unwrap_or_default();
-    let headers = a.getter_headers.clone().unwrap_or_default();
-    let data = fetch(source, &headers).await?;
-    if let Some(sum) = options.get("checksum") {
-        verify_checksum(&data, sum)?;
+async fn http_get(
+    url: &reqwest::Url,
+    headers: &BTreeMap<String, String>,
+    insecure: bool,
+) -> Result<reqwest::Response, GetterError> {
+    let client = reqwest::Client::builder()
+        .timeout(HTTP_TIMEOUT)
+        .danger_accept_invalid_certs(insecure)
+        .build()?;
+    let mut req = client.get(url.clone());
+    for (k, v) in headers {
+        req = req.header(k, v);
     }
-    let name = base_name(source);
-    let archive = if options.get("archive").map(String::as_str) == Some("false") {
-        None
-    } else {
-        archive_kind(&name)
+    Ok(req.send().await?)
+}
+
+/// Copies a local directory tree (mode `dir` on a directory source), refusing symlinks.
+fn copy_dir(src: &Path, dst: &Path) -> Result<(), GetterError> {
+    std::fs::create_dir_all(dst).map_err(io_err(dst))?;
+    for entry in std::fs::read_dir(src).map_err(io_err(src))? {
+        let entry = entry.map_err(io_err(src))?;
+        let from = entry.path();
+        let to = dst.join(entry.file_name());
+        let kind = entry.file_type().map_err(io_err(&from))?;
+        if kind.is_symlink() {
+            return Err(GetterError::SymlinkCopy);
+        } else if kind.is_dir() {
+            copy_dir(&from, &to)?;
+        } else {
+            std::fs::copy(&from, &to).map_err(io_err(&from))?;
+        }
+    }
+    Ok(())
+}
+
+/// The checksum the `checksum` option asks for, reading a `file:` checksum file first.
+async fn resolve_checksum(
+    spec: &str,
+    src: &Source,
+    task_dir: &Path,
+    scratch: &Path,
+    headers: &BTreeMap<String, String>,
+    insecure: bool,
+) -> Result<FileChecksum, ChecksumSpecError> {
+    let url = match checksum::parse_spec(spec, &src.base_name())? {
+        ChecksumSpec::Inline(sum) => return Ok(sum),
+        ChecksumSpec::File(url) => url,
     };
-    let mode = a.getter_mode.clone().unwrap_or_else(|| "any".to_string());
-    let dest_for_blocking = dest.clone();
-    tokio::task::spawn_blocking(move || -> Result<(), String> {
-        match (mode.as_str(), archive) {
-            ("file", _) => {
-                if let Some(parent) = dest_for_blocking.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-                }
-                std::fs::write(&dest_for_blocking, &data).map_err(|e| e.to_string())
+    let download_err = |e: GetterError| ChecksumSpecError::Download(e.to_string());
+    let sums = detect(&url, task_dir).map_err(download_err)?;
+    let file = scratch.join(format!("checksum-{}", sums.base_name()));
+    download(&sums, &file, headers, insecure)
+        .await
+        .map_err(download_err)?;
+    let text = tokio::fs::read_to_string(&file)
+        .await
+        .map_err(ChecksumSpecError::Read)?;
+    let _ = tokio::fs::remove_file(&file).await;
+    checksum::find_in_file(&text, &src.path(), &sums.path(), &url)
+}
+
+/// Hashes `file` off the async threads and compares it with `sum`.
+async fn verify(sum: &FileChecksum, file: &Path) -> Result<(), GetterError> {
+    let (sum, path) = (sum.clone(), file.to_path_buf());
+    tokio::task::spawn_blocking(move || sum.verify(&path))
+        .await
+        .expect("checksum task")
+        .map_err(io_err(file))??;
+    Ok(())
+}
+
+/// Download one artifact (already [`interpolated`]) into the task dir.
+pub async fn get(task_dir: &Path, a: &TaskArtifact) -> Result<(), ArtifactError> {
+    let dest = confined(task_dir, a.relative_dest.as_deref().unwrap_or("local/"))?;
+    let mode = match a.getter_mode.as_deref() {
+        Some("file") => Mode::File,
+        Some("dir") => Mode::Dir,
+        _ => Mode::Any,
+    };
+    fetch(
+        task_dir,
+        a.getter_source.as_deref().unwrap_or_default(),
+        &dest,
+        mode,
+        &a.getter_options.clone().unwrap_or_default(),
+        &a.getter_headers.clone().unwrap_or_default(),
+        a.getter_insecure.unwrap_or(false),
+    )
+    .await?;
+    Ok(())
+}
+
+/// go-getter's `Client.Get` for one source into `dest`.
+async fn fetch(
+    task_dir: &Path,
+    source: &str,
+    dest: &Path,
+    mut mode: Mode,
+    options: &BTreeMap<String, String>,
+    headers: &BTreeMap<String, String>,
+    insecure: bool,
+) -> Result<(), GetterError> {
+    let src = match detect(source, task_dir)? {
+        Source::Http(url) => Source::Http(with_query(url, options)),
+        local => local,
+    };
+    let archive = match options.get("archive").map(String::as_str) {
+        Some(v) if go_false(v) => None,
+        Some(v) if !v.is_empty() => unpack::by_key(v),
+        _ => unpack::detect(&src.path()),
+    };
+    // go-getter's scratch space lives in TMPDIR, which Nomad points at the task's tmp dir.
+    let tmp_root = Some(task_dir.join("tmp"))
+        .filter(|t| t.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let scratch = tempfile::Builder::new()
+        .prefix("getter")
+        .tempdir_in(&tmp_root)
+        .map_err(io_err(&tmp_root))?;
+    let mut dst = dest.to_path_buf();
+    // With an archive, download it to scratch and unpack into the destination afterwards.
+    let mut unpack_into: Option<(Archive, PathBuf, bool)> = None;
+    if let Some(kind) = archive {
+        unpack_into = Some((kind, dst, mode != Mode::File));
+        dst = scratch.path().join("archive");
+        mode = Mode::File;
+    }
+    let sum = match options.get("checksum").filter(|c| !c.is_empty()) {
+        Some(spec) => {
+            Some(resolve_checksum(spec, &src, task_dir, scratch.path(), headers, insecure).await?)
+        }
+        None => None,
+    };
+    if mode == Mode::Any {
+        mode = match &src {
+            Source::Http(u) if u.path().ends_with('/') => Mode::Dir,
+            Source::Local(p) if p.is_dir() => Mode::Dir,
+            _ => Mode::File,
+        };
+        if mode == Mode::File {
+            let name = match options.get("filename").filter(|f| !f.is_empty()) {
+                Some(f) => f.clone(),
+                None => src.base_name(),
+            };
+            if name.split(['/', '\\']).any(|p| p == "..") {
+                return Err(GetterError::FilenameTraversal);
             }
-            (_, Some(kind)) => unpack(&kind, &data, &dest_for_blocking, &name),
-            ("dir", None) => Err(format!(
-                "mode \"dir\" needs an archive, and {name:?} is not one"
-            )),
-            (_, None) => {
-                std::fs::create_dir_all(&dest_for_blocking).map_err(|e| e.to_string())?;
-                std::fs::write(dest_for_blocking.join(&name), &data).map_err(|e| e.to_string())
+            dst = dst.join(name);
+        }
+    }
+    if mode == Mode::Dir {
+        if sum.is_some() {
+            return Err(GetterError::ChecksumOfDirectory);
+        }
+        return match &src {
+            Source::Local(path) => {
+                let (path, dst) = (path.clone(), dst.clone());
+                tokio::task::spawn_blocking(move || copy_dir(&path, &dst))
+                    .await
+                    .expect("copy task")
+            }
+            // With X-Terraform-Get disabled (as Nomad sets it), an http directory
+            // download is only a request whose status is checked.
+            Source::Http(url) => {
+                let resp = http_get(url, headers, insecure).await?;
+                let status = resp.status().as_u16();
+                if !(200..300).contains(&status) {
+                    return Err(GetterError::BadResponse(status));
+                }
+                Ok(())
+            }
+        };
+    }
+    // A file already there with the right checksum is not fetched again.
+    let present = match &sum {
+        Some(sum) if dst.is_file() => verify(sum, &dst).await.is_ok(),
+        _ => false,
+    };
+    if !present {
+        download(&src, &dst, headers, insecure).await?;
+        if let Some(sum) = &sum {
+            if let Err(e) = verify(sum, &dst).await {
+                if unpack_into.is_none() {
+                    let _ = tokio::fs::remove_file(&dst).await;
+                }
+                return Err(e);
             }
         }
-    })
-    .await
-    .map_err(|e| e.to_string())?
+    }
+    if let Some((kind, into, dir)) = unpack_into {
+        tokio::task::spawn_blocking(move || unpack::decompress(kind, &into, &dst, dir))
+            .await
+            .expect("unpack task")?;
+    }
+    drop(scratch);
+    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn checksums_of_each_type() {
-        let data = b"hello\n";
-        for (spec, ok) in [
-            ("md5:b1946ac92492d2347c6235b4d2611184", true),
-            ("sha1:f572d396fae9206628714fb2ce00f72e94f2258f", true),
-            (
-                "sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
-                true,
-            ),
-            ("sha256:00", false),
-        ] {
-            assert_eq!(verify_checksum(data, spec).is_ok(), ok, "{spec}");
-        }
-        assert!(verify_checksum(data, "crc32:1")
-            .unwrap_err()
-            .contains("unsupported"));
-        assert!(verify_checksum(data, "nocolon")
-            .unwrap_err()
-            .contains("invalid checksum"));
-    }
-
-    #[test]
-    fn destinations_stay_inside_the_task_dir() {
-        let d = Path::new("/t");
-        assert_eq!(confined(d, "local/").unwrap(), PathBuf::from("/t/local/"));
-        assert_eq!(
-            confined(d, "local/../x").unwrap(),
-            PathBuf::from("/t/local/../x")
-        );
-        assert!(confined(d, "../x").is_err());
-        assert!(confined(d, "/etc").is_err());
-    }
-
-    #[test]
-    fn names_and_archive_kinds() {
-        assert_eq!(base_name("https://h/a/b.tar.gz?x=1"), "b.tar.gz");
-        assert_eq!(archive_kind("b.TGZ"), Some(Archive::TarGz));
-        assert_eq!(archive_kind("x.zip"), Some(Archive::Zip));
-        assert_eq!(archive_kind("x.bin"), None);
-    }
-
-    #[tokio::test]
-    async fn local_files_tarballs_and_zips_are_fetched_and_unpacked() {
-        let src = tempfile::tempdir().unwrap();
-        let task = tempfile::tempdir().unwrap();
-        // a plain file
-        std::fs::write(src.path().join("conf.txt"), "x=1\n").unwrap();
-        let plain = TaskArtifact {
-            getter_source: Some(src.path().join("conf.txt").display().to_string()),
-            ..Default::default()
-        };
-        get(task.path(), &plain, plain.getter_source.as_deref().unwrap())
-            .await
-            .unwrap();
-        assert_eq!(
-            std::fs::read_to_string(task.path().join("local/conf.txt")).unwrap(),
-            "x=1\n"
-        );
-        // a tar.gz with a nested file
-        let tgz = src.path().join("bundle.tar.gz");
-        {
-            let f = std::fs::File::create(&tgz).unwrap();
-            let gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
-            let mut b = tar::Builder::new(gz);
-            let mut h = tar::Header::new_gnu();
-            h.set_size(3);
-            h.set_mode(0o755);
-            h.set_cksum();
-            b.append_data(&mut h, "bin/run.sh", &b"hi\n"[..]).unwrap();
-            b.into_inner().unwrap().finish().unwrap();
-        }
-        let a = TaskArtifact {
-            relative_dest: Some("local/app".into()),
-            ..Default::default()
-        };
-        let source = format!("file://{}", tgz.display());
-        get(task.path(), &a, &source).await.unwrap();
-        assert_eq!(
-            std::fs::read_to_string(task.path().join("local/app/bin/run.sh")).unwrap(),
-            "hi\n"
-        );
-        // archive = "false" keeps it packed
-        let keep = TaskArtifact {
-            getter_options: Some([("archive".to_string(), "false".to_string())].into()),
-            ..Default::default()
-        };
-        get(task.path(), &keep, &source).await.unwrap();
-        assert!(task.path().join("local/bundle.tar.gz").is_file());
-        // a zip
-        let zpath = src.path().join("z.zip");
-        {
-            let f = std::fs::File::create(&zpath).unwrap();
-            let mut w = zip::ZipWriter::new(f);
-            w.start_file("docs/readme.md", zip::write::SimpleFileOptions::default())
-                .unwrap();
-            std::io::Write::write_all(&mut w, b"# hi\n").unwrap();
-            w.finish().unwrap();
-        }
-        let za = TaskArtifact::default();
-        get(task.path(), &za, zpath.to_str().unwrap())
-            .await
-            .unwrap();
-        assert_eq!(
-            std::fs::read_to_string(task.path().join("local/docs/readme.md")).unwrap(),
-            "# hi\n"
-        );
-        // a bad checksum fails and names both sums
-        let bad = TaskArtifact {
-            getter_options: Some([("checksum".to_string(), "md5:00".to_string())].into()),
-            ..Default::default()
-        };
-        let err = get(task.path(), &bad, zpath.to_str().unwrap())
-            .await
-            .unwrap_err();
-        assert!(
-            err.starts_with("checksums did not match: expected 00 got "),
-            "{err}"
-        );
-        // unsupported getters are named
-        let err = get(task.path(), &za, "git::https://example.com/repo")
-            .await
-            .unwrap_err();
-        assert!(err.contains("unsupported artifact getter \"git\""), "{err}");
-    }
-}
+#[path = "artifacts_tests.rs"]
+mod tests;

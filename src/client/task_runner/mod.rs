@@ -473,8 +473,8 @@ impl TaskRunner {
             });
             for a in &list {
                 let raw = a.getter_source.clone().unwrap_or_default();
-                let source = env.interpolate(&raw);
-                if let Err(e) = artifacts::get(task_dir, a, &source).await {
+                let a = artifacts::interpolated(a, |s| env.interpolate(s));
+                if let Err(e) = artifacts::get(task_dir, &a).await {
                     let msg = format!("failed to download artifact {raw:?}: {e}");
                     return Err(events::artifact_failed(now_nanos(), &msg));
                 }

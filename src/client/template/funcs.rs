@@ -118,6 +118,10 @@ const LIBRARY: &[&str] = &[
     "explodeMap",
     "mergeMap",
     "mergeMapWithOverride",
+    "parseYAML",
+    "toYAML",
+    "toTOML",
+    "sockaddr",
     "plugin",
     "writeToFile",
 ];
@@ -156,15 +160,11 @@ const NOMAD_VARIABLES: &[&str] = &[
     "nomadVarExists",
 ];
 
-/// Formats whose encoders this agent does not carry.
-const UNSUPPORTED: &[&str] = &["parseYAML", "toYAML", "toTOML", "sockaddr"];
-
 pub fn is_known(name: &str) -> bool {
     BUILTINS.contains(&name)
         || LIBRARY.contains(&name)
         || EXTERNAL.iter().any(|(n, _)| *n == name)
         || NOMAD_VARIABLES.contains(&name)
-        || UNSUPPORTED.contains(&name)
 }
 
 fn want_args(name: &str, args: &[Value], n: usize) -> Result<(), FuncError> {
@@ -237,11 +237,6 @@ pub fn call(name: &str, args: Vec<Value>, ctx: &Context<'_>) -> R {
     if NOMAD_VARIABLES.contains(&name) {
         return Err(FuncError::Call(format!(
             "{name}: Nomad variables are not supported by this agent"
-        )));
-    }
-    if UNSUPPORTED.contains(&name) {
-        return Err(FuncError::Call(format!(
-            "{name} is not supported by this agent"
         )));
     }
     let a = &args;
@@ -713,6 +708,29 @@ pub fn call(name: &str, args: Vec<Value>, ctx: &Context<'_>) -> R {
                 ));
             };
             Ok(Value::map(merge(dst, src, name == "mergeMapWithOverride")))
+        }
+        "parseYAML" => {
+            want_args(name, a, 1)?;
+            super::yaml_decode::parse_yaml(s(&a[0])?).map_err(FuncError::Call)
+        }
+        "toYAML" => {
+            want_args(name, a, 1)?;
+            Ok(Value::Str(super::yaml::to_yaml(&a[0])))
+        }
+        "toTOML" => {
+            want_args(name, a, 1)?;
+            super::toml::to_toml(&a[0])
+                .map(Value::Str)
+                .map_err(|e| call_err(format!("toTOML: {e}")))
+        }
+        "sockaddr" => {
+            let words = a
+                .iter()
+                .map(|v| s(v).map(str::to_string))
+                .collect::<Result<Vec<_>, _>>()?;
+            super::sockaddr::sockaddr(&words)
+                .map(Value::Str)
+                .map_err(FuncError::Call)
         }
         "plugin" | "writeToFile" => Err(FuncError::Call("function is disabled".into())),
         other => Err(FuncError::Call(format!("function {other:?} not defined"))),

@@ -12,16 +12,21 @@
 //! empty value and is recorded as missing; the caller fetches the missing data, stores it in
 //! the brain and renders again. The set of lookups used is what a watcher watches.
 //!
-//! This module owns no I/O beyond `file` reads (confined to the sandbox) and knows nothing
-//! of the task runner.
+//! This module owns no I/O beyond `file` reads (confined to the sandbox) and `sockaddr`'s
+//! reads of the host's interfaces and routes, and knows nothing of the task runner.
 
 pub mod brain;
 pub mod exec;
 pub mod funcs;
 pub mod gofmt;
+mod ifaddr;
 pub mod lexer;
 pub mod parse;
+mod sockaddr;
+mod toml;
 mod value;
+mod yaml;
+mod yaml_decode;
 
 #[cfg(test)]
 mod tests;

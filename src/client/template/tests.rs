@@ -468,3 +468,51 @@ fn file_is_confined_to_the_sandbox_and_tracked() {
     let e = t.execute(&Value::Missing, &ctx).expect_err("escapes");
     assert!(e.to_string().contains("is outside of sandbox"), "{e}");
 }
+
+#[test]
+fn yaml_toml_and_sockaddr_functions_render_through_the_engine() {
+    for (src, want) in [
+        ("{{ .Map | toYAML }}", "x: \"1\"\n\"y\": \"2\""),
+        ("{{ .Nested | toYAML }}", "Inner:\n  Deep: \"yes\""),
+        ("{{ .List | toYAML }}", "- a\n- b\n- c"),
+        (
+            "{{ with parseYAML \"a:\\n  b: [1, 2]\\nc: on\" }}{{ .a.b }} {{ .c }} {{ index .a.b 1 | add 1 }}{{ end }}",
+            "[1 2] true 3",
+        ),
+        ("{{ parseYAML \"\" | len }}", "0"),
+        (
+            "{{ \"name: web\\nports: [80, 443]\" | parseYAML | toYAML }}",
+            "name: web\nports:\n- 80\n- 443",
+        ),
+        (
+            "{{ \"{\\\"db\\\": {\\\"port\\\": 5432}, \\\"name\\\": \\\"x\\\"}\" | parseJSON | toTOML }}",
+            "name = \"x\"\n\n[db]\n  port = 5432.0",
+        ),
+        (
+            "{{ sockaddr \"GetAllInterfaces | include \\\"name\\\" \\\"^lo$\\\" | include \\\"type\\\" \\\"IPv4\\\" | attr \\\"address\\\"\" }}",
+            "127.0.0.1",
+        ),
+    ] {
+        assert_eq!(ok(src), want, "{src}");
+    }
+    for (src, needle) in [
+        (
+            "{{ parseYAML \"a: [1\" }}",
+            "error calling parseYAML: yaml: line ",
+        ),
+        (
+            "{{ parseYAML 1 }}",
+            "wrong type for value; expected string; got int",
+        ),
+        ("{{ toTOML .List }}", "[\"a\", \"b\", \"c\"]"),
+        (
+            "{{ sockaddr \"NoSuch\" }}",
+            "error calling sockaddr: unable to execute sockaddr input",
+        ),
+    ] {
+        match render(src) {
+            Ok(out) => assert!(out.contains(needle), "{src}: {out}"),
+            Err(e) => assert!(e.to_string().contains(needle), "{src}: {e}"),
+        }
+    }
+}

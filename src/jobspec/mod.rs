@@ -47,7 +47,7 @@ mod dynamic;
 pub use crate::api::duration;
 mod eval;
 mod format;
-mod functions;
+pub(crate) mod functions;
 mod init;
 mod job_blocks;
 mod output;

@@ -14,8 +14,8 @@ use std::sync::LazyLock;
 
 use super::yaml_decode::{looks_like_timestamp, resolve_plain};
 use super::{gofmt, Value};
+use crate::jobspec::functions::yaml::{YamlWriter, BEST_INDENT};
 
-const BEST_INDENT: i64 = 2;
 const BEST_WIDTH: usize = 80;
 
 // ---- encoding ------------------------------------------------------------------------------
@@ -40,27 +40,19 @@ enum Ctx {
     MappingValue,
 }
 
-struct Emitter {
-    out: String,
-    column: usize,
-    indent: i64,
-    indents: Vec<i64>,
-    /// The last character written was whitespace (or nothing yet).
-    whitespace: bool,
-    /// Only indentation has been written on the current line.
-    indention: bool,
+#[derive(Default)]
+struct Emitter(YamlWriter);
+
+impl std::ops::Deref for Emitter {
+    type Target = YamlWriter;
+    fn deref(&self) -> &YamlWriter {
+        &self.0
+    }
 }
 
-impl Default for Emitter {
-    fn default() -> Self {
-        Emitter {
-            out: String::new(),
-            column: 0,
-            indent: -1,
-            indents: Vec::new(),
-            whitespace: true,
-            indention: true,
-        }
+impl std::ops::DerefMut for Emitter {
+    fn deref_mut(&mut self) -> &mut YamlWriter {
+        &mut self.0
     }
 }
 
@@ -79,52 +71,6 @@ enum Style {
 }
 
 impl Emitter {
-    fn put(&mut self, c: char) {
-        self.out.push(c);
-        self.column += 1;
-    }
-
-    fn put_break(&mut self) {
-        self.out.push('\n');
-        self.column = 0;
-    }
-
-    fn push_indent(&mut self, flow: bool, indentless: bool) {
-        self.indents.push(self.indent);
-        if self.indent < 0 {
-            self.indent = if flow { BEST_INDENT } else { 0 };
-        } else if !indentless {
-            self.indent += BEST_INDENT;
-        }
-    }
-
-    fn pop_indent(&mut self) {
-        self.indent = self.indents.pop().unwrap_or(-1);
-    }
-
-    fn write_indent(&mut self) {
-        let indent = self.indent.max(0) as usize;
-        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
-            self.put_break();
-        }
-        while self.column < indent {
-            self.put(' ');
-        }
-        self.whitespace = true;
-        self.indention = true;
-    }
-
-    fn indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
-        if need_ws && !self.whitespace {
-            self.put(' ');
-        }
-        for c in ind.chars() {
-            self.put(c);
-        }
-        self.whitespace = is_ws;
-        self.indention = self.indention && is_indention;
-    }
-
     fn node(&mut self, v: &Value, ctx: Ctx) {
         match v {
             Value::List(items) if items.is_empty() => self.flow_empty("[", "]"),

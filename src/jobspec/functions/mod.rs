@@ -18,7 +18,7 @@ mod hash;
 mod misc;
 mod network;
 mod text;
-mod yaml;
+pub(crate) mod yaml;
 
 use collections::*;
 use crypto::*;

@@ -12,14 +12,14 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::{s, str_arg, FnError, FnResult};
 
-const BEST_INDENT: i64 = 2;
+pub(crate) const BEST_INDENT: i64 = 2;
 const BEST_WIDTH: usize = 80;
 
 pub(super) fn yamlencode(a: &[Value]) -> FnResult {
     let mut e = Emitter::default();
     e.node(&a[0], Ctx::Root);
     e.finish();
-    Ok(s(e.out))
+    Ok(s(e.0.out))
 }
 
 /// Where a node sits; decides indentation the way libyaml's emitter states do.
@@ -31,21 +31,25 @@ enum Ctx {
     MappingValue,
 }
 
-struct Emitter {
-    out: String,
-    column: usize,
-    indent: i64,
-    indents: Vec<i64>,
+/// The low-level writer both YAML emitters (this one, go-cty-yaml's, and the templates'
+/// yaml.v2 one in `client::template::yaml`) share: libyaml's column, indentation and
+/// whitespace bookkeeping. Each emitter derefs to it and adds its own node and scalar rules.
+pub(crate) struct YamlWriter {
+    pub(crate) out: String,
+    pub(crate) column: usize,
+    pub(crate) indent: i64,
+    pub(crate) indents: Vec<i64>,
     /// The last character written was whitespace (or nothing yet).
-    whitespace: bool,
+    pub(crate) whitespace: bool,
     /// Only indentation has been written on the current line.
-    indention: bool,
-    open_ended: bool,
+    pub(crate) indention: bool,
+    /// A document end marker (`...`) is needed before the stream ends.
+    pub(crate) open_ended: bool,
 }
 
-impl Default for Emitter {
+impl Default for YamlWriter {
     fn default() -> Self {
-        Emitter {
+        YamlWriter {
             out: String::new(),
             column: 0,
             indent: -1,
@@ -57,18 +61,18 @@ impl Default for Emitter {
     }
 }
 
-impl Emitter {
-    fn put(&mut self, c: char) {
+impl YamlWriter {
+    pub(crate) fn put(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
     }
 
-    fn put_break(&mut self) {
+    pub(crate) fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
     }
 
-    fn push_indent(&mut self, flow: bool, indentless: bool) {
+    pub(crate) fn push_indent(&mut self, flow: bool, indentless: bool) {
         self.indents.push(self.indent);
         if self.indent < 0 {
             self.indent = if flow { BEST_INDENT } else { 0 };
@@ -77,11 +81,11 @@ impl Emitter {
         }
     }
 
-    fn pop_indent(&mut self) {
+    pub(crate) fn pop_indent(&mut self) {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
-    fn write_indent(&mut self) {
+    pub(crate) fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
@@ -93,7 +97,7 @@ impl Emitter {
         self.indention = true;
     }
 
-    fn indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
+    pub(crate) fn indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
         if need_ws && !self.whitespace {
             self.put(' ');
         }
@@ -104,7 +108,25 @@ impl Emitter {
         self.indention = self.indention && is_indention;
         self.open_ended = false;
     }
+}
 
+#[derive(Default)]
+struct Emitter(YamlWriter);
+
+impl std::ops::Deref for Emitter {
+    type Target = YamlWriter;
+    fn deref(&self) -> &YamlWriter {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Emitter {
+    fn deref_mut(&mut self) -> &mut YamlWriter {
+        &mut self.0
+    }
+}
+
+impl Emitter {
     fn finish(&mut self) {
         // Document end (implicit), then stream end.
         self.write_indent();

@@ -155,7 +155,7 @@ impl Emitter {
         match style {
             Style::Plain => self.plain(&sc.text, allow_breaks),
             Style::SingleQuoted => self.single_quoted(&sc.text, allow_breaks),
-            Style::DoubleQuoted => self.double_quoted(&sc.text, allow_breaks),
+            Style::DoubleQuoted => self.double_quoted(&sc.text, allow_breaks, is_printable),
             Style::Literal => self.literal(&sc.text),
         }
         self.pop_indent();
@@ -241,57 +241,6 @@ impl Emitter {
             }
         }
         self.indicator("'", false, false, false);
-        self.whitespace = false;
-        self.indention = false;
-    }
-
-    fn double_quoted(&mut self, text: &str, allow_breaks: bool) {
-        self.indicator("\"", true, false, false);
-        let chars: Vec<char> = text.chars().collect();
-        let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
-            if !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
-                self.put('\\');
-                match escape_char(c) {
-                    Some(e) => self.put(e),
-                    None => {
-                        let v = c as u32;
-                        let (p, w) = if v <= 0xFF {
-                            ('x', 2)
-                        } else if v <= 0xFFFF {
-                            ('u', 4)
-                        } else {
-                            ('U', 8)
-                        };
-                        self.put(p);
-                        for k in (0..w).rev() {
-                            let d = (v >> (k * 4)) & 0xF;
-                            self.put(char::from_digit(d, 16).unwrap_or('0').to_ascii_uppercase());
-                        }
-                    }
-                }
-                spaces = false;
-            } else if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && i > 0
-                    && i + 1 < chars.len()
-                {
-                    self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
-                        self.put('\\');
-                    }
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else {
-                self.put(c);
-                spaces = false;
-            }
-        }
-        self.indicator("\"", false, false, false);
         self.whitespace = false;
         self.indention = false;
     }
@@ -454,27 +403,6 @@ fn is_printable(c: char) -> bool {
 
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-fn escape_char(c: char) -> Option<char> {
-    Some(match c {
-        '\0' => '0',
-        '\u{07}' => 'a',
-        '\u{08}' => 'b',
-        '\t' => 't',
-        '\n' => 'n',
-        '\u{0B}' => 'v',
-        '\u{0C}' => 'f',
-        '\r' => 'r',
-        '\u{1B}' => 'e',
-        '"' => '"',
-        '\\' => '\\',
-        '\u{85}' => 'N',
-        '\u{A0}' => '_',
-        '\u{2028}' => 'L',
-        '\u{2029}' => 'P',
-        _ => return None,
-    })
 }
 
 /// What libyaml's scalar analysis allows for a text.

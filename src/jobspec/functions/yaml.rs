@@ -108,6 +108,64 @@ impl YamlWriter {
         self.indention = self.indention && is_indention;
         self.open_ended = false;
     }
+
+    /// A double-quoted scalar with libyaml's escapes, folded past `BEST_WIDTH` when breaks
+    /// are allowed; `printable` is the emitter's notion of a printable character.
+    pub(crate) fn double_quoted(
+        &mut self,
+        st: &str,
+        allow_breaks: bool,
+        printable: fn(char) -> bool,
+    ) {
+        self.indicator("\"", true, false, false);
+        let chars: Vec<char> = st.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if !printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                match escape_char(c) {
+                    Some(e) => self.put(e),
+                    None => {
+                        let v = c as u32;
+                        let (p, w) = if v <= 0xFF {
+                            ('x', 2)
+                        } else if v <= 0xFFFF {
+                            ('u', 4)
+                        } else {
+                            ('U', 8)
+                        };
+                        self.put(p);
+                        for k in (0..w).rev() {
+                            let d = (v >> (k * 4)) & 0xF;
+                            self.put(char::from_digit(d, 16).unwrap_or('0').to_ascii_uppercase());
+                        }
+                    }
+                }
+                spaces = false;
+            } else if c == ' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < chars.len() - 1
+                {
+                    self.write_indent();
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
 }
 
 #[derive(Default)]
@@ -203,60 +261,9 @@ impl Emitter {
         if literal {
             self.literal(st);
         } else {
-            self.double_quoted(st, ctx != Ctx::MappingKey);
+            self.double_quoted(st, ctx != Ctx::MappingKey, is_printable);
         }
         self.pop_indent();
-    }
-
-    fn double_quoted(&mut self, st: &str, allow_breaks: bool) {
-        self.indicator("\"", true, false, false);
-        let chars: Vec<char> = st.chars().collect();
-        let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
-            if needs_escape(c) {
-                self.put('\\');
-                match escape_char(c) {
-                    Some(e) => self.put(e),
-                    None => {
-                        let v = c as u32;
-                        let (p, w) = if v <= 0xFF {
-                            ('x', 2)
-                        } else if v <= 0xFFFF {
-                            ('u', 4)
-                        } else {
-                            ('U', 8)
-                        };
-                        self.put(p);
-                        for k in (0..w).rev() {
-                            let d = (v >> (k * 4)) & 0xF;
-                            self.put(char::from_digit(d, 16).unwrap_or('0').to_ascii_uppercase());
-                        }
-                    }
-                }
-                spaces = false;
-            } else if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && i > 0
-                    && i < chars.len() - 1
-                {
-                    self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
-                        self.put('\\');
-                    }
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else {
-                self.put(c);
-                spaces = false;
-            }
-        }
-        self.indicator("\"", false, false, false);
-        self.whitespace = false;
-        self.indention = false;
     }
 
     fn literal(&mut self, st: &str) {
@@ -324,10 +331,6 @@ fn is_printable(c: char) -> bool {
 
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-fn needs_escape(c: char) -> bool {
-    !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\'
 }
 
 fn escape_char(c: char) -> Option<char> {

@@ -39,15 +39,27 @@ impl RawExecDriver {
     }
 }
 
+/// The task's `user` as ids to switch to: none when unset or when it is the agent's own
+/// user; a user that does not exist, or another user while the agent is not root (it
+/// could not switch), is an error rather than silently running as the agent.
 fn user_ids(user: &str) -> Result<(Option<u32>, Option<u32>), DriverError> {
-    if user.is_empty() || !nix::unistd::geteuid().is_root() {
+    if user.is_empty() {
         return Ok((None, None));
     }
     let u = nix::unistd::User::from_name(user)
         .ok()
         .flatten()
         .ok_or_else(|| DriverError::InvalidConfig(format!("user {user:?} does not exist")))?;
-    Ok((Some(u.uid.as_raw()), Some(u.gid.as_raw())))
+    let me = nix::unistd::geteuid();
+    if me.is_root() {
+        return Ok((Some(u.uid.as_raw()), Some(u.gid.as_raw())));
+    }
+    if u.uid == me {
+        return Ok((None, None));
+    }
+    Err(DriverError::InvalidConfig(format!(
+        "cannot run the task as user {user:?}: the client is not running as root"
+    )))
 }
 
 fn launch_spec(cfg: &TaskConfig, bin: &Path, args: Vec<String>) -> Result<LaunchSpec, DriverError> {

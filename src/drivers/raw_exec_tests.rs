@@ -278,3 +278,14 @@ async fn a_new_driver_recovers_running_and_exited_tasks_from_their_handles() {
     let err = second.recover(&gone).await.unwrap_err();
     assert!(matches!(err, DriverError::Recover(_)), "{err}");
 }
+
+#[test]
+fn a_user_that_does_not_exist_is_refused_whoever_runs_the_agent() {
+    let err = super::user_ids("no-such-user-nomad-rs").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        DriverError::InvalidConfig("user \"no-such-user-nomad-rs\" does not exist".into())
+            .to_string()
+    );
+    assert_eq!(super::user_ids("").unwrap(), (None, None));
+}

@@ -125,14 +125,7 @@ fn a_static_port_held_by_another_process_is_a_driver_failure_naming_it() {
     let alloc = agent.wait_alloc("clash", "alloc failed", |a| a["ClientStatus"] == "failed");
     let id = alloc["ID"].as_str().expect("ID");
     let full = agent.get(&format!("/v1/allocation/{id}"));
-    let events = full["TaskStates"]["t"]["Events"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let failure = events
-        .iter()
-        .find(|e| e["Type"] == "Driver Failure")
-        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    let failure = task_event(&full, "t", "Driver Failure");
     let msg = failure["DisplayMessage"].as_str().unwrap_or_default();
     assert!(
         msg.contains(&port.to_string())

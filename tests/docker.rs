@@ -172,14 +172,7 @@ fn docker_missing_image_is_a_driver_failure() {
         0,
     );
     let alloc = agent.wait_alloc("noimage", "alloc failed", |a| a["ClientStatus"] == "failed");
-    let events = alloc["TaskStates"]["t"]["Events"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let failure = events
-        .iter()
-        .find(|e| e["Type"] == "Driver Failure")
-        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    let failure = task_event(&alloc, "t", "Driver Failure");
     let msg = failure["DisplayMessage"].as_str().unwrap_or_default();
     assert!(
         msg.starts_with("Failed to pull `nomad-rs-does-not-exist:1`"),
@@ -312,14 +305,7 @@ fn docker_unknown_config_key_is_a_driver_failure_naming_it() {
         0,
     );
     let alloc = agent.wait_alloc("bogus", "alloc failed", |a| a["ClientStatus"] == "failed");
-    let events = alloc["TaskStates"]["t"]["Events"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let failure = events
-        .iter()
-        .find(|e| e["Type"] == "Driver Failure")
-        .unwrap_or_else(|| panic!("no Driver Failure event: {events:?}"));
+    let failure = task_event(&alloc, "t", "Driver Failure");
     assert_eq!(
         failure["DisplayMessage"],
         "failed to parse config: Invalid label: No argument or block type is named \"bogus\"."

@@ -350,3 +350,25 @@ pub fn assert_exit(o: &Output, code: i32) {
         stderr(o)
     );
 }
+
+/// The types of a task's events in an alloc as the API returns it, oldest first.
+pub fn task_event_types(alloc: &Value, task: &str) -> Vec<String> {
+    alloc["TaskStates"][task]["Events"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| e["Type"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The first event of `kind` a task had, or a panic listing the events it had.
+pub fn task_event(alloc: &Value, task: &str, kind: &str) -> Value {
+    let events = &alloc["TaskStates"][task]["Events"];
+    events
+        .as_array()
+        .and_then(|e| e.iter().find(|e| e["Type"] == kind))
+        .cloned()
+        .unwrap_or_else(|| panic!("{task} has no {kind:?} event: {events}"))
+}

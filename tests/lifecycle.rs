@@ -5,17 +5,6 @@ use std::time::Duration;
 
 use crate::harness::*;
 
-fn event_types(alloc: &serde_json::Value, task: &str) -> Vec<String> {
-    alloc["TaskStates"][task]["Events"]
-        .as_array()
-        .map(|e| {
-            e.iter()
-                .map(|e| e["Type"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn batch_job_runs_prestart_main_sidecar_and_poststop_in_order() {
     let agent = Agent::dev();
@@ -81,7 +70,7 @@ fn batch_job_runs_prestart_main_sidecar_and_poststop_in_order() {
     let logs = stdout(&agent.nomad(&["alloc", "logs", id, "main"]));
     assert_eq!(logs.trim(), "initialised");
     let full = agent.get(&format!("/v1/allocation/{id}"));
-    let proxy = event_types(&full, "proxy");
+    let proxy = task_event_types(&full, "proxy");
     assert_eq!(
         proxy[proxy.len() - 4..],
         ["Main Tasks Dead", "Killing", "Terminated", "Killed"],
@@ -92,7 +81,7 @@ fn batch_job_runs_prestart_main_sidecar_and_poststop_in_order() {
     for t in ["init", "main", "cleanup"] {
         assert_eq!(full["TaskStates"][t]["Failed"], false, "{t}");
         assert_eq!(
-            event_types(&full, t),
+            task_event_types(&full, t),
             ["Received", "Task Setup", "Started", "Terminated"],
             "{t}"
         );
@@ -141,7 +130,7 @@ fn job_stop_waits_for_the_shutdown_delay_unless_told_not_to() {
     assert!(started.elapsed() >= Duration::from_secs(1));
     let id = alloc["ID"].as_str().expect("ID");
     let full = agent.get(&format!("/v1/allocation/{id}"));
-    let types = event_types(&full, "t");
+    let types = task_event_types(&full, "t");
     assert!(
         types.iter().any(|t| t == "Waiting for shutdown delay"),
         "{types:?}"
@@ -169,7 +158,7 @@ fn job_stop_waits_for_the_shutdown_delay_unless_told_not_to() {
         let a = agent.get(&format!("/v1/allocation/{id}"));
         (a["TaskStates"]["t"]["State"] == "dead").then_some(a)
     });
-    let types = event_types(&skipped, "t");
+    let types = task_event_types(&skipped, "t");
     assert!(
         types.iter().any(|t| t == "Skipping shutdown delay"),
         "{types:?}"

@@ -2,12 +2,14 @@
 //! `command/monitor.go`): poll an eval and its allocs, print what changed, follow `NextEval`,
 //! and exit 0, 1 (eval missing / error) or 2 (placement failures).
 //!
-//! Nomad goes on to monitor the eval's deployment; deployments do not exist in nomad-rs yet,
-//! so the monitor ends with the eval.
+//! When the last eval names a deployment (the scheduler records the job's deployment on every
+//! service or system eval), the monitor goes on to follow it as `deployment status -monitor`
+//! does, and exits 0 only if it ends successful, as Nomad's monitor.
 //!
 //! ```text
 //!  pending --(poll)--> pending ... --(terminal)--> finished (0 | 2)
-//!                                    \--NextEval--> monitor next eval
+//!                                    |--NextEval--> monitor next eval
+//!                                    \--DeploymentID--> monitor deployment (0 | 1)
 //! ```
 
 use std::collections::BTreeMap;
@@ -283,20 +285,83 @@ impl Printer {
     }
 }
 
-/// Monitor `eval_id` until it finishes; returns the exit code.
+/// The longest each blocking query of the deployment monitor waits (Nomad passes no wait time,
+/// so the server's five-minute maximum applies): a block is printed only on a change.
+const DEPLOYMENT_WAIT: Duration = Duration::from_secs(300);
+
+/// Monitor `eval_id` until it finishes, then its deployment if it has one; returns the exit
+/// code.
 pub async fn monitor(client: &Client, eval_id: &str, length: usize) -> anyhow::Result<i32> {
-    let printer = Printer::new();
-    let code = monitor_with(client, eval_id, length, &printer).await;
-    printer.finish();
-    code
+    monitor_expecting(client, eval_id, length, None).await
 }
 
+/// A deployment outcome the command itself asked for: (status, status description).
+pub type ExpectedEnd = (&'static str, &'static str);
+
+/// `job stop` cancels the job's deployment.
+pub const STOPPED_JOB: ExpectedEnd = (
+    nomad::api::DEPLOYMENT_STATUS_CANCELLED,
+    nomad::api::DESC_STOPPED_JOB,
+);
+/// `deployment fail` fails it.
+pub const FAILED_BY_USER: ExpectedEnd = (
+    nomad::api::DEPLOYMENT_STATUS_FAILED,
+    nomad::api::DESC_FAILED_BY_USER,
+);
+
+/// [`monitor`] for a command that ends the deployment on purpose: that end exits 0 too.
+pub async fn monitor_expecting(
+    client: &Client,
+    eval_id: &str,
+    length: usize,
+    expected: Option<ExpectedEnd>,
+) -> anyhow::Result<i32> {
+    let printer = Printer::new();
+    let outcome = monitor_with(client, eval_id, length, &printer).await;
+    printer.finish();
+    let (code, deployment) = outcome?;
+    if deployment.is_empty() {
+        return Ok(code);
+    }
+    output::out(format!(
+        "==> {}: Monitoring deployment {:?}",
+        now(),
+        limit(&deployment, length)
+    ))?;
+    let deployments = crate::deployment::monitor::Monitor {
+        client,
+        length,
+        verbose: length == output::FULL_ID,
+        wait: DEPLOYMENT_WAIT,
+        prefix: "    ",
+    };
+    let end = deployments.run(&deployment, 0).await?;
+    Ok(deployment_exit_code(end.as_ref(), expected))
+}
+
+/// Exit 0 only for a successful deployment (which also clears a placement failure's 2), as
+/// Nomad's monitor. One deliberate difference: the end a command asked for (`job stop`
+/// cancelling the deployment, `deployment fail` failing it) exits 0 too, where Nomad exits 1
+/// (a known quirk of its CLI, hashicorp/nomad#11968, that scripts have to work around).
+fn deployment_exit_code(
+    end: Option<&nomad::api::Deployment>,
+    expected: Option<ExpectedEnd>,
+) -> i32 {
+    match end {
+        Some(d) if d.status == nomad::api::DEPLOYMENT_STATUS_SUCCESSFUL => 0,
+        Some(d) if expected == Some((d.status.as_str(), d.status_description.as_str())) => 0,
+        _ => 1,
+    }
+}
+
+/// Follows evals until the last one finishes: its exit code (0, 1 or 2) and the deployment
+/// it names ("" when none, or when the monitor stopped on an error).
 async fn monitor_with(
     client: &Client,
     first_eval: &str,
     length: usize,
     p: &Printer,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<(i32, String)> {
     let mut eval_id = first_eval.to_string();
     loop {
         let mut state = EvalState::new();
@@ -310,14 +375,14 @@ async fn monitor_with(
                 Ok((e, _)) => e,
                 Err(_) => {
                     output::err(format!("==> No evaluation with id {eval_id:?} found"));
-                    return Ok(1);
+                    return Ok((1, String::new()));
                 }
             };
             let allocs = match client.evaluation_allocations(&eval.id, None).await {
                 Ok((a, _)) => a,
                 Err(e) => {
                     output::err(format!("==> {}: Error reading allocations: {e}", now()));
-                    return Ok(1);
+                    return Ok((1, String::new()));
                 }
             };
             let next = EvalState {
@@ -413,13 +478,45 @@ async fn monitor_with(
             eval_id = eval.next_eval.clone();
             continue;
         }
-        return Ok(if sched_failure { 2 } else { 0 });
+        return Ok((
+            if sched_failure { 2 } else { 0 },
+            eval.deployment_id.clone(),
+        ));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_success_or_the_end_the_command_asked_for_exits_0() {
+        let d = |status: &str, desc: &str| nomad::api::Deployment {
+            status: status.into(),
+            status_description: desc.into(),
+            ..Default::default()
+        };
+        let ok = d("successful", nomad::api::DESC_SUCCESSFUL);
+        assert_eq!(deployment_exit_code(Some(&ok), None), 0);
+        assert_eq!(deployment_exit_code(Some(&ok), Some(STOPPED_JOB)), 0);
+        let stopped = d("cancelled", nomad::api::DESC_STOPPED_JOB);
+        assert_eq!(deployment_exit_code(Some(&stopped), None), 1);
+        assert_eq!(deployment_exit_code(Some(&stopped), Some(STOPPED_JOB)), 0);
+        let newer = d("cancelled", nomad::api::DESC_NEWER_JOB);
+        assert_eq!(deployment_exit_code(Some(&newer), Some(STOPPED_JOB)), 1);
+        let by_user = d("failed", nomad::api::DESC_FAILED_BY_USER);
+        assert_eq!(
+            deployment_exit_code(Some(&by_user), Some(FAILED_BY_USER)),
+            0
+        );
+        assert_eq!(deployment_exit_code(Some(&by_user), Some(STOPPED_JOB)), 1);
+        let unhealthy = d("failed", nomad::api::DESC_FAILED_ALLOCATIONS);
+        assert_eq!(
+            deployment_exit_code(Some(&unhealthy), Some(FAILED_BY_USER)),
+            1
+        );
+        assert_eq!(deployment_exit_code(None, None), 1);
+    }
 
     fn strip_time(lines: Vec<String>) -> Vec<String> {
         lines

@@ -371,3 +371,52 @@ fn pause_holds_a_rolling_update_resume_continues_and_fail_stops_it() {
         stderr(&out)
     );
 }
+
+/// `job run` without `-detach` goes on from the eval to its deployment, as Nomad's monitor:
+/// exit 0 once the deployment is successful, 1 when it fails; `job stop` of the job exits 0
+/// even though it cancels a running deployment (the end it asked for).
+#[test]
+fn job_run_follows_the_deployment_and_exits_by_its_outcome() {
+    let agent = Agent::dev();
+    let path = agent.path("web.nomad.hcl");
+    let update = "      min_healthy_time = \"100ms\"\n      healthy_deadline = \"5s\"\n      progress_deadline = \"10s\"";
+    std::fs::write(&path, job_hcl("600s", 0, update)).expect("write job");
+    let out = agent.nomad(&["job", "run", path.to_str().expect("path")]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    for needle in [
+        "Evaluation within deployment:",
+        "Monitoring deployment",
+        "Status      = successful",
+        "Description = Deployment completed successfully",
+    ] {
+        assert!(text.contains(needle), "job run lacks {needle:?}:\n{text}");
+    }
+    // The plain (non-TTY) blocks carry Nomad's output prefix on their first line.
+    assert!(text.contains("\n    \n"), "{text}");
+
+    // A version whose tasks fail: the deployment fails and so does `job run`.
+    std::fs::write(&path, job_hcl("50ms", 1, update)).expect("write job");
+    let out = agent.nomad(&["job", "run", path.to_str().expect("path")]);
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    assert!(text.contains("Status      = failed"), "{text}");
+
+    // A third version with a deployment still running when the job is stopped.
+    let slow = "      min_healthy_time = \"60s\"\n      healthy_deadline = \"120s\"\n      progress_deadline = \"180s\"";
+    std::fs::write(&path, job_hcl("600s", 0, slow)).expect("write job");
+    assert_exit(
+        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
+        0,
+    );
+    wait_deployment(&agent, 2, "version 2 deployment running", |d| {
+        d["Status"] == "running"
+    });
+    let out = agent.nomad(&["job", "stop", "web"]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Description = Cancelled because job is stopped"),
+        "{text}"
+    );
+}

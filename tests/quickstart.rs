@@ -25,6 +25,9 @@ fn quickstart_job_init_run_status_logs_stop() {
     let text = stdout(&out);
     assert!(text.contains("Monitoring evaluation"), "{text}");
     assert!(text.contains("finished with status \"complete\""), "{text}");
+    // A service job's `job run` follows its deployment to the end, as Nomad's.
+    assert!(text.contains("Monitoring deployment"), "{text}");
+    assert!(text.contains("Status      = successful"), "{text}");
 
     let alloc = agent.wait_alloc("example", "alloc running", |a| {
         a["ClientStatus"] == "running"
@@ -209,6 +212,9 @@ fn unplaceable_job_reports_placement_failure_and_exits_2() {
     std::fs::write(
         &job,
         r#"job "big" {
+  # A batch job has no deployment, so the monitor ends with the eval's exit code 2 (a
+  # service job would go on to follow its deployment until the progress deadline fails it).
+  type = "batch"
   group "g" {
     task "t" {
       driver = "mock_driver"

@@ -51,6 +51,7 @@ pub async fn follow(
     u: &DeploymentUpdateResponse,
     detach: bool,
     length: usize,
+    expected: Option<monitor::ExpectedEnd>,
 ) -> anyhow::Result<i32> {
     if u.eval_id.is_empty() {
         return Ok(0);
@@ -60,7 +61,7 @@ pub async fn follow(
         return Ok(0);
     }
     output::out("")?;
-    monitor::monitor(client, &u.eval_id, length).await
+    monitor::monitor_expecting(client, &u.eval_id, length, expected).await
 }
 
 pub async fn promote(a: &PromoteArgs) -> anyhow::Result<i32> {
@@ -74,7 +75,7 @@ pub async fn promote(a: &PromoteArgs) -> anyhow::Result<i32> {
         }
     };
     match client.deployment_promote(&d.id, &a.groups).await {
-        Ok((u, _)) => follow(&client, &u, a.detach, len).await,
+        Ok((u, _)) => follow(&client, &u, a.detach, len, None).await,
         Err(e) => {
             output::err(format!("Error promoting deployment: {e}"));
             Ok(1)
@@ -101,7 +102,7 @@ pub async fn fail(a: &IdArgs) -> anyhow::Result<i32> {
                 ))?,
                 None => output::out(format!("Deployment {:?} failed", d.id))?,
             }
-            follow(&client, &u, a.detach, len).await
+            follow(&client, &u, a.detach, len, Some(monitor::FAILED_BY_USER)).await
         }
         Err(e) => {
             output::err(format!("Error failing deployment: {e}"));
@@ -127,7 +128,7 @@ pub async fn pause(a: &IdArgs, pause: bool) -> anyhow::Result<i32> {
         }
         Ok((u, _)) => {
             output::out(format!("Deployment {:?} resumed", d.id))?;
-            follow(&client, &u, a.detach, len).await
+            follow(&client, &u, a.detach, len, None).await
         }
         Err(e) => {
             let verb = if pause { "pausing" } else { "resuming" };
@@ -150,7 +151,7 @@ pub async fn unblock(a: &IdArgs) -> anyhow::Result<i32> {
     match client.deployment_unblock(&d.id).await {
         Ok((u, _)) => {
             output::out(format!("Deployment {:?} unblocked", d.id))?;
-            follow(&client, &u, a.detach, len).await
+            follow(&client, &u, a.detach, len, None).await
         }
         Err(e) => {
             output::err(format!("Error unblocking deployment: {e}"));

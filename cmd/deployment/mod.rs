@@ -1,7 +1,7 @@
 //! `nomad deployment ...`: interact with deployments.
 
 pub mod actions;
-mod monitor;
+pub mod monitor;
 pub mod status;
 
 use anyhow::{anyhow, Context as _};

@@ -47,32 +47,32 @@ pub struct Monitor<'a> {
     pub verbose: bool,
     /// Upper bound of each blocking query (`-wait`).
     pub wait: Duration,
+    /// Put before each plain block: "" for `deployment status`, Nomad's "    " output prefix
+    /// when `job run` and the other eval monitors go on to the deployment.
+    pub prefix: &'static str,
 }
 
 impl Monitor<'_> {
-    /// Follow `id` from raft index `index`; returns the last status seen.
-    pub async fn run(&self, id: &str, index: u64) -> anyhow::Result<String> {
-        let mut id = id.to_string();
-        loop {
-            let d = if std::io::stdout().is_terminal() {
-                self.follow_tty(&id, index).await?
-            } else {
-                self.follow_plain(&id, index).await?
-            };
-            let Some(d) = d else {
-                return Ok(String::new());
-            };
-            if d.status != "failed" || !has_auto_revert(&d) {
-                return Ok(d.status);
-            }
-            match self.rollback_of(&d).await {
+    /// Follow `id` from raft index `index`; returns its final state (`None` after an error,
+    /// already printed). A failed deployment's auto-revert is followed too, but the outcome
+    /// stays the failure, as Nomad's.
+    pub async fn run(&self, id: &str, index: u64) -> anyhow::Result<Option<Deployment>> {
+        let Some(d) = self.follow(id, index).await? else {
+            return Ok(None);
+        };
+        let mut last = d.clone();
+        while last.status == "failed" && has_auto_revert(&last) {
+            match self.rollback_of(&last).await {
                 Ok(Some(r)) => {
                     output::out("")?;
-                    id = r.id;
+                    match self.follow(&r.id, index).await? {
+                        Some(next) => last = next,
+                        None => break,
+                    }
                 }
                 Ok(None) => {
                     output::out("")?;
-                    return Ok(d.status);
+                    break;
                 }
                 Err(e) => {
                     output::out("")?;
@@ -80,9 +80,18 @@ impl Monitor<'_> {
                         "{}: Error fetching deployment of previous job version: {e:#}",
                         now()
                     ));
-                    return Ok(d.status);
+                    break;
                 }
             }
+        }
+        Ok(Some(d))
+    }
+
+    async fn follow(&self, id: &str, index: u64) -> anyhow::Result<Option<Deployment>> {
+        if std::io::stdout().is_terminal() {
+            self.follow_tty(id, index).await
+        } else {
+            self.follow_plain(id, index).await
         }
     }
 
@@ -142,7 +151,7 @@ impl Monitor<'_> {
                     return Ok(None);
                 }
             };
-            output::out(format!("\n{}", self.block(&d).await))?;
+            output::out(format!("{}\n{}", self.prefix, self.block(&d).await))?;
             if is_terminal(&d.status) {
                 return Ok(Some(d));
             }

@@ -131,6 +131,7 @@ pub async fn status(args: &StatusArgs) -> anyhow::Result<i32> {
             length,
             verbose: args.verbose,
             wait,
+            prefix: "",
         };
         // Nomad exits 0 whatever the deployment's outcome; the status is only printed.
         monitor.run(&d.id, index).await?;

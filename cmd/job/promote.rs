@@ -46,7 +46,7 @@ pub async fn run(a: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         }
     };
     match client.deployment_promote(&d.id, &a.groups).await {
-        Ok((u, _)) => follow(&client, &u, a.detach, len).await,
+        Ok((u, _)) => follow(&client, &u, a.detach, len, None).await,
         Err(e) => {
             output::err(format!(
                 "Error promoting deployment {:?} for job {job_id:?}: {e}",

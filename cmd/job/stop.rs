@@ -81,7 +81,7 @@ pub async fn run(args: &Args, g: &GlobalArgs) -> anyhow::Result<i32> {
         output::out(&resp.eval_id)?;
         return Ok(0);
     }
-    monitor::monitor(&client, &resp.eval_id, length).await
+    monitor::monitor_expecting(&client, &resp.eval_id, length, Some(monitor::STOPPED_JOB)).await
 }
 
 #[cfg(test)]

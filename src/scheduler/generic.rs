@@ -261,6 +261,16 @@ pub fn process_eval(
         ctx.seed.rotate_left(59) ^ salt,
         ctx.now,
     ));
+    // Nomad's setStatus: the eval names the job's deployment (the one this pass created, or
+    // the latest one, whatever its status), so `job run` can go on to monitor it.
+    if eval.r#type != JOB_TYPE_BATCH {
+        out_eval.deployment_id = recon
+            .deployment
+            .as_ref()
+            .map(|d| d.id.clone())
+            .or_else(|| latest_deployment.as_ref().map(|d| d.id.clone()))
+            .unwrap_or_default();
+    }
     let (stops, placed) = pctx.into_parts();
     let plan = Plan {
         eval_id: eval.id.clone(),

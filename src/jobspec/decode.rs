@@ -156,6 +156,9 @@ pub(super) fn syntax_diag(map: &SourceMap, e: &hcl_edit::parser::Error) -> Diagn
             Some(offset..offset + key_len),
         );
     }
+    if let Some(d) = super::syntax_hints::diagnose(map, offset, &e.message().to_lowercase()) {
+        return d;
+    }
     let end = rest
         .chars()
         .next()

@@ -63,6 +63,7 @@ mod schema_blocks;
 mod services;
 mod services_connect;
 mod services_gateway;
+mod syntax_hints;
 mod types;
 mod validate;
 mod validate_blocks;

@@ -25,8 +25,9 @@
 //! Deployments and the `update` block (max_parallel, canaries, promotion) live in
 //! `reconcile_deploy`, reschedule delays and follow-up evals in `reconcile_resched`.
 //!
-//! Known gaps (later issues): devices, NUMA-aware core selection, preemption for network
-//! bandwidth/ports and devices (only cpu/memory/disk), host/CSI volumes, disconnect handling
+//! Known gaps (later issues): devices (nodes fingerprint no device plugins and device asks
+//! are neither checked nor granted, hence no device preemption, Nomad's `PreemptForDevice`),
+//! NUMA-aware core selection, host/CSI volumes, disconnect handling
 //! (allocs on disconnected nodes are lost), task-level networks, the Nomad AllocationTime
 //! metric (left 0 so plans are reproducible).
 

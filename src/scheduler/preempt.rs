@@ -1,9 +1,13 @@
-//! Preemption (Nomad's `Preemptor.PreemptForTaskGroup`): when a group does not fit a node,
-//! find allocs of jobs at least 10 priority levels lower whose resources, freed, make it fit.
-//! Lowest priorities go first; within a priority the alloc closest in shape to what is still
-//! needed is taken (penalised once its group's `migrate.max_parallel` is already being
-//! preempted); then the picks are trimmed: taken back in order of distance from the ask, farthest first,
-//! until they suffice.
+//! Preemption (Nomad's `Preemptor`): when a group does not fit a node, find allocs of jobs
+//! at least 10 priority levels lower whose eviction makes it fit. Ranking asks first for the
+//! group's network (`network` submodule, Nomad's `PreemptForNetwork`: static port holders and
+//! bandwidth), then, against what that leaves, for cpu/memory/disk ([`for_task_group`],
+//! `PreemptForTaskGroup`); the node's preemptions are both sets, the network's first.
+//!
+//! For cpu/memory/disk, lowest priorities go first; within a priority the alloc closest in
+//! shape to what is still needed is taken (penalised once its group's `migrate.max_parallel`
+//! is already being preempted); then the picks are trimmed: taken back in order of distance
+//! from the ask, farthest first, until they suffice.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,6 +15,10 @@ use std::sync::Arc;
 use crate::api::{Allocation, Job, Node};
 
 use super::rank::node_capacity;
+
+#[path = "preempt_network.rs"]
+mod network;
+pub use network::for_network;
 
 /// Jobs must be at least this many priority levels apart for one to preempt the other.
 pub const PRIORITY_DELTA: i32 = 10;
@@ -64,13 +72,28 @@ pub fn distance(ask: &Res, used: &Res) -> f64 {
     (m * m + c * c + d * d).sqrt()
 }
 
-fn score(ask: &Res, used: &Res, max_parallel: usize, preempted: usize) -> f64 {
-    let penalty = if max_parallel > 0 && preempted >= max_parallel {
+/// Nomad's `scoreForTaskGroup`: the distance plus the `max_parallel` penalty.
+fn score(ask: &Res, a: &Allocation, counts: &PreemptionCounts) -> f64 {
+    distance(ask, &Res::of(a)) + max_parallel_penalty(a, counts)
+}
+
+/// What Nomad adds to an alloc's distance once its group's `migrate.max_parallel` allocs
+/// are already being preempted by the plan: [`MAX_PARALLEL_PENALTY`] per alloc beyond it.
+pub(super) fn max_parallel_penalty(a: &Allocation, counts: &PreemptionCounts) -> f64 {
+    let max_parallel = a
+        .job
+        .as_ref()
+        .and_then(|j| j.lookup_task_group(&a.task_group))
+        .and_then(|tg| tg.migrate.as_ref())
+        .map(|m| m.max_parallel.max(0) as usize)
+        .unwrap_or(0);
+    let k = (a.namespace.clone(), a.job_id.clone(), a.task_group.clone());
+    let preempted = counts.get(&k).copied().unwrap_or(0);
+    if max_parallel > 0 && preempted >= max_parallel {
         ((preempted + 1 - max_parallel) as f64) * MAX_PARALLEL_PENALTY
     } else {
         0.0
-    };
-    distance(ask, used) + penalty
+    }
 }
 
 /// Nomad's preemption score: a logistic curve of the preempted allocs' net priority
@@ -111,19 +134,6 @@ pub fn for_task_group(
         }
         groups.entry(j.priority).or_default().push(a.clone());
     }
-    let preempted_count = |a: &Allocation| {
-        let k = (a.namespace.clone(), a.job_id.clone(), a.task_group.clone());
-        counts.get(&k).copied().unwrap_or(0)
-    };
-    let max_parallel = |a: &Allocation| {
-        a.job
-            .as_ref()
-            .and_then(|j| j.lookup_task_group(&a.task_group))
-            .and_then(|tg| tg.migrate.as_ref())
-            .map(|m| m.max_parallel.max(0) as usize)
-            .unwrap_or(0)
-    };
-
     let mut available = remaining;
     let mut needed = *ask;
     let mut picked: Vec<Arc<Allocation>> = Vec::new();
@@ -133,10 +143,7 @@ pub fn for_task_group(
             let best = allocs
                 .iter()
                 .enumerate()
-                .map(|(i, a)| {
-                    let d = score(&needed, &Res::of(a), max_parallel(a), preempted_count(a));
-                    (i, d)
-                })
+                .map(|(i, a)| (i, score(&needed, a, counts)))
                 .min_by(|x, y| x.1.total_cmp(&y.1))
                 .map(|(i, _)| i)?;
             let a = allocs.swap_remove(best);
@@ -173,3 +180,7 @@ pub fn for_task_group(
 #[cfg(test)]
 #[path = "preempt_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "preempt_network_tests.rs"]
+mod network_tests;

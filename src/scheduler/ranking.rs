@@ -21,7 +21,7 @@ use super::plan_ctx::PlanCtx;
 use super::preempt::{self, preemption_score, Res};
 use super::rank::{
     assign_ports, cores_in_use, fits, reservable_cores, score_fit_binpack, score_fit_spread,
-    used_ports, NodeUsage, PortOffer, BINPACK_MAX_FIT_SCORE,
+    used_ports, HeldResources, NodeUsage, PortOffer, BINPACK_MAX_FIT_SCORE,
 };
 
 /// A score's slot. Slots are in the order Nomad's iterators record the scores, so the mean
@@ -360,39 +360,65 @@ pub(super) fn rank_view(
     rng: &mut StdRng,
 ) -> Result<Ranked, Cow<'static, str>> {
     let mut grant = Grant::default();
+    // Nomad's BinPackIterator: the network first (evicting port holders when it cannot be
+    // granted), then cores and resources against what the network evictions leave.
+    let mut net_victims: Vec<Arc<Allocation>> = Vec::new();
+    let mut left: Cow<'_, [Arc<Allocation>]> = Cow::Borrowed(view.all());
     if let Some(net) = tg.networks.as_ref().and_then(|n| n.first()) {
-        let offer = assign_ports(node, net, view.used_ports(node), rng)
-            .map_err(|e| Cow::Owned(format!("network: {e}")))?;
+        let offer = match assign_ports(node, net, view.used_ports(node), rng) {
+            Ok(offer) => offer,
+            Err(e) if !opts.preempt => return Err(Cow::Owned(format!("network: {e}"))),
+            Err(e) => {
+                let victims = preempt::for_network(job, node, view.all(), net, preemptions)
+                    .ok_or_else(|| Cow::Owned(format!("network: {e}")))?;
+                let rest: Vec<Arc<Allocation>> = view
+                    .all()
+                    .iter()
+                    .filter(|a| !victims.iter().any(|v| v.id == a.id))
+                    .cloned()
+                    .collect();
+                let held = HeldResources::of(rest.iter().map(|a| a.as_ref())).into_usage();
+                let offer = assign_ports(node, net, &used_ports(node, &held), rng)
+                    .map_err(|e| Cow::Owned(format!("network: {e}")))?;
+                net_victims = victims;
+                left = Cow::Owned(rest);
+                offer
+            }
+        };
         grant.ports = Some(offer);
     }
     let (mut cpu, mut mem) = (ask.cpu, ask.mem);
     if ask.wants_cores {
         let mut tasks = ask.tasks.clone();
-        grant_cores(node, tg, view.all(), &mut tasks)?;
+        grant_cores(node, tg, &left, &mut tasks)?;
         cpu = tasks.values().map(|t| t.cpu.cpu_shares).sum();
         mem = tasks.values().map(|t| t.memory.memory_mb).sum();
         grant.tasks = Some(tasks);
     }
     let mut usage = view.usage_with(cpu, mem, ask.disk);
+    for v in &net_victims {
+        let r = v.comparable_resources();
+        usage.cpu -= r.cpu;
+        usage.memory_mb -= r.memory_mb;
+        usage.disk_mb -= r.disk_mb;
+    }
+    let mut victims = net_victims;
     if let Err(dim) = fits(node, &usage) {
         let res = Res {
             cpu: cpu as f64,
             mem: mem as f64,
             disk: ask.disk as f64,
         };
-        let victims = opts
+        // As in Nomad, the fit is scored before these evictions (only the network's are
+        // taken out of it): the overcommitted fit that made them necessary.
+        let more = opts
             .preempt
-            .then(|| preempt::for_task_group(job, node, view.all(), &res, preemptions))
+            .then(|| preempt::for_task_group(job, node, &left, &res, preemptions))
             .flatten()
             .ok_or(Cow::Borrowed(dim))?;
-        for v in &victims {
-            let r = v.comparable_resources();
-            usage.cpu -= r.cpu;
-            usage.memory_mb -= r.memory_mb;
-            usage.disk_mb -= r.disk_mb;
-        }
-        grant.preempted = victims;
+        victims.extend(more);
     }
+    grant.preempted = victims;
     let mut scores = score_usage(node, view, &usage, tg, opts);
     add_penalty(&mut scores, node, opts);
     if !grant.preempted.is_empty() {

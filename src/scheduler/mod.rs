@@ -25,9 +25,11 @@
 //! Deployments and the `update` block (max_parallel, canaries, promotion) live in
 //! `reconcile_deploy`, reschedule delays and follow-up evals in `reconcile_resched`.
 //!
-//! Known gaps (later issues): devices (nodes fingerprint no device plugins and device asks
-//! are neither checked nor granted, hence no device preemption, Nomad's `PreemptForDevice`),
-//! NUMA-aware core selection, host/CSI volumes, disconnect handling
+//! Device asks are checked (`devices`, Nomad's `DeviceChecker`): the clients fingerprint no
+//! device plugins, so a group asking for a device is filtered as "missing devices" everywhere.
+//!
+//! Known gaps (later issues): granting device instances to allocs and device preemption
+//! (Nomad's `PreemptForDevice`), NUMA-aware core selection, CSI volumes, disconnect handling
 //! (allocs on disconnected nodes are lost), task-level networks, the Nomad AllocationTime
 //! metric (left 0 so plans are reproducible).
 
@@ -36,6 +38,7 @@ use std::sync::Arc;
 use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
 pub mod annotate;
+mod devices;
 pub mod diff;
 mod diff_fields;
 pub mod feasible;

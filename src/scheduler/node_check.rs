@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::api::{AllocMetric, Allocation, Constraint, Job, Node, TaskGroup};
 
+use super::devices;
 use super::feasible::{
     constraint_key, group_constraints, has_driver, meets_constraint, wants_distinct_hosts,
     CONSTRAINT_DISTINCT_HOSTS, FILTER_MISSING_DRIVERS,
@@ -147,6 +148,10 @@ pub(super) fn static_feasible(
             return Err(constraint_key(c));
         }
     }
+    if !devices::has_devices(node, tg) {
+        elig.set_group(&tg.name, &node.computed_class, false);
+        return Err(devices::FILTER_MISSING_DEVICES.to_string());
+    }
     elig.set_group(&tg.name, &node.computed_class, true);
     Ok(())
 }
@@ -173,6 +178,9 @@ pub(super) fn feasibility_class(node: &Node) -> u64 {
         for (name, d) in &node.drivers {
             name.hash(&mut h);
             (d.detected, d.healthy).hash(&mut h);
+        }
+        if let Some(devices) = &node.node_resources.devices {
+            devices.to_string().hash(&mut h);
         }
         h.finish()
     })

@@ -381,3 +381,40 @@ fn system_jobs_preempt_by_default_and_not_when_disabled() {
     let m = &r.eval.failed_tg_allocs.as_ref().expect("failed")["g"];
     assert_eq!(m.dimension_exhausted.as_ref().expect("dims")["cpu"], 1);
 }
+
+#[test]
+fn device_asks_place_only_on_nodes_with_the_devices() {
+    let mut j = job(1);
+    j.task_groups[0].tasks[0]
+        .resources
+        .as_mut()
+        .expect("r")
+        .devices = Some(serde_json::json!([{"Name": "nvidia/gpu", "Count": 1}]));
+    let mut gpu = node("gpu");
+    gpu.node_resources.devices = Some(serde_json::json!([{
+        "Vendor": "nvidia", "Type": "gpu", "Name": "t4",
+        "Instances": [{"ID": "GPU-0", "Healthy": true}]
+    }]));
+    let r = run(
+        &j,
+        vec![node("plain"), gpu],
+        vec![],
+        SchedulerConfiguration::default(),
+    );
+    let nodes: Vec<&str> = placed(&r).iter().map(|a| a.node_id.as_str()).collect();
+    assert_eq!(nodes, ["gpu"]);
+
+    // Without a node that has one, the group is not placed and the metric says why.
+    let r = run(
+        &j,
+        vec![node("plain")],
+        vec![],
+        SchedulerConfiguration::default(),
+    );
+    assert!(placed(&r).is_empty());
+    let m = &r.eval.failed_tg_allocs.as_ref().expect("failed")["g"];
+    assert_eq!(
+        m.constraint_filtered.as_ref().expect("filtered")["missing devices"],
+        1
+    );
+}

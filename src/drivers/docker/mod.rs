@@ -1,11 +1,12 @@
 //! `docker`: runs tasks as containers through the Docker Engine API on the daemon's unix
 //! socket, as Nomad's docker driver does: the image is used when present locally and pulled
-//! otherwise (or always with `force_pull`); the alloc/local/secrets dirs are bind-mounted at
+//! otherwise (or always with `force_pull`), a pull announced to the task as the "Downloading
+//! image" task event (see `pull`); the alloc/local/secrets dirs are bind-mounted at
 //! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
 //! log files; OOM kills are read from the container state after it exits. Containers outlive
 //! the agent: after a restart `recover` re-attaches to the container its persisted handle
-//! names, and the log copy resumes where the last one stopped (see `logs`). Images no task
-//! uses any more are removed after `gc.image_delay` (see `images`).
+//! names (see `handle`), and the log copy resumes where the last one stopped (see `logs`).
+//! Images no task uses any more are removed after `gc.image_delay` (see `images`).
 //! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
 
 mod api;

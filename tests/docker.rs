@@ -1,5 +1,6 @@
 //! The docker driver through the real agent and dockerd: a busybox container runs, its
-//! output reaches `nomad alloc logs`, and a missing image is a "Driver Failure". Skips only
+//! output reaches `nomad alloc logs`, and a missing image is announced ("Downloading image")
+//! and then a "Driver Failure". Skips only
 //! when no daemon answers (and fails instead under CI=true).
 
 use std::time::Duration;
@@ -178,6 +179,27 @@ fn docker_missing_image_is_a_driver_failure() {
         msg.starts_with("Failed to pull `nomad-rs-does-not-exist:1`"),
         "{msg}"
     );
+    // The pull was announced as Nomad's docker driver does, before the failure.
+    let types = task_event_types(&alloc, "t");
+    let downloading = types.iter().position(|t| t == "Driver");
+    let failed = types.iter().position(|t| t == "Driver Failure");
+    assert!(
+        matches!((downloading, failed), (Some(d), Some(f)) if d < f),
+        "{types:?}"
+    );
+    let driver = task_event(&alloc, "t", "Driver");
+    assert_eq!(driver["DriverMessage"], "Downloading image");
+    assert_eq!(driver["DisplayMessage"], "Downloading image");
+    assert_eq!(driver["Details"]["image"], "nomad-rs-does-not-exist:1");
+    let id = alloc["ID"].as_str().expect("alloc id");
+    let out = agent.nomad(&["alloc", "status", id]);
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("  Driver  ") && l.trim_end().ends_with("Downloading image")),
+        "{text}"
+    );
 }
 
 /// A copy of the shared test image with an ID of its own (a bare `docker tag` would share
@@ -218,7 +240,8 @@ fn docker_image_gc_removes_the_image_of_a_stopped_job_after_image_delay() {
     let cfg = cfg_dir.path().join("docker.hcl");
     std::fs::write(
         &cfg,
-        "plugin \"docker\" {\n  config {\n    gc {\n      image_delay = \"1s\"\n    }\n  }\n}\n",
+        // Test agents run with image GC off (see the harness): this one turns it on.
+        "plugin \"docker\" {\n  config {\n    gc {\n      image       = true\n      image_delay = \"1s\"\n    }\n  }\n}\n",
     )
     .expect("write config");
     let agent = Agent::start(AgentOpts {

@@ -32,6 +32,10 @@ pub fn free_port() -> u16 {
         .expect("free port")
 }
 
+/// The docker plugin block every test agent gets (see `Agent::start`).
+pub const NO_DOCKER_IMAGE_GC: &str =
+    "plugin \"docker\" {\n  config {\n    gc {\n      image = false\n    }\n  }\n}\n";
+
 pub struct Agent {
     child: Option<Child>,
     pub dir: tempfile::TempDir,
@@ -70,6 +74,10 @@ impl Agent {
         let mut config = format!(
             "bind_addr = \"127.0.0.1\"\nports {{\n  http = {http_port}\n  rpc = {rpc_port}\n  serf = {serf_port}\n}}\n"
         );
+        // Image GC off: no test agent may remove the shared `nomad-rs-busybox` image that
+        // other tests (and agents running beside this one) use. A test of image GC turns it
+        // back on in a config file of its own, which is merged over this one.
+        config.push_str(NO_DOCKER_IMAGE_GC);
         if opts.data_dir {
             config.push_str(&format!(
                 "data_dir = \"{}\"\nserver {{\n  enabled = true\n  bootstrap_expect = 1\n}}\nclient {{\n  enabled = true\n}}\nplugin \"raw_exec\" {{\n  config {{\n    enabled = true\n  }}\n}}\n",

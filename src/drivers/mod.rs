@@ -10,6 +10,7 @@
 pub mod cgroups;
 pub mod docker;
 pub mod duration;
+pub mod events;
 pub mod exec;
 pub mod exec_stream;
 pub mod host_exec;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use duration::{format_go_duration, format_go_nanos, parse_go_duration};
+pub use events::{DriverTaskEvent, TaskEventSink};
 pub use logging::{LogSpec, LogStream};
 pub use signals::{parse_signal, signal_name};
 
@@ -174,6 +176,10 @@ pub struct TaskConfig {
     /// Host paths to mount into the task (host volumes), for drivers that support mounts.
     #[serde(default)]
     pub mounts: Vec<MountConfig>,
+    /// Where the driver sends task events about this task (see `events`); set by the task
+    /// runner for every start and recover, never persisted.
+    #[serde(skip)]
+    pub events: TaskEventSink,
 }
 
 /// One mount of a host path into a task (Nomad's `drivers.MountConfig`).
@@ -188,6 +194,26 @@ pub struct MountConfig {
 }
 
 impl TaskConfig {
+    /// Emits a task event about this task to whoever runs it (Nomad's `EmitEvent` with the
+    /// task's IDs filled in).
+    pub fn emit_event<'a>(
+        &self,
+        message: &str,
+        annotations: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) {
+        self.events.send(DriverTaskEvent {
+            task_id: self.id.clone(),
+            alloc_id: self.alloc_id.clone(),
+            task_name: self.name.clone(),
+            timestamp: crate::api::now_nanos(),
+            message: message.to_string(),
+            annotations: annotations
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        });
+    }
+
     pub fn log_spec(&self) -> LogSpec {
         LogSpec::new(
             self.alloc_dir.join("alloc").join("logs"),

@@ -10,8 +10,11 @@
 //! ```
 //! Options are go-getter's magic query parameters: `checksum` (`<type>:<hex>`, `<hex>`,
 //! `file:<url>`), `archive` (`false` or a decompressor's key), `filename`; any other option
-//! is sent along in the URL's query. `mode = "any" | "file" | "dir"`, `destination` relative
-//! to the task dir (default `local/`), `headers` and `insecure` for http.
+//! is sent along in the URL's query. `mode = "any" | "file" | "dir"`, `headers` and
+//! `insecure` for http. The `destination` (default `local/`) is interpolated and resolved
+//! as Nomad's `ClientPath` does (see `client_path`): relative to the task dir, and refused
+//! only when it leaves both the task dir and the shared alloc dir, so `../alloc/data` and
+//! `${NOMAD_ALLOC_DIR}/data` are fine.
 //!
 //! Downloads stream to disk and are hashed from disk: an artifact never sits in memory.
 //! Local paths are this agent's extension (Nomad registers no `file` getter): absolute
@@ -24,7 +27,7 @@ mod checksum;
 mod unpack;
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -32,6 +35,7 @@ use tokio::io::AsyncWriteExt as _;
 
 use self::checksum::{ChecksumMismatch, ChecksumSpec, ChecksumSpecError, FileChecksum};
 use self::unpack::{Archive, UnpackError};
+use super::client_path::Dirs;
 use crate::api::TaskArtifact;
 
 /// Nomad's default `artifact.http_read_timeout`.
@@ -40,9 +44,9 @@ const HTTP_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Why an artifact could not be fetched, worded as Nomad's task event shows it.
 #[derive(Debug, thiserror::Error)]
 pub enum ArtifactError {
-    /// Nomad's own check, before it runs go-getter.
-    #[error("artifact destination path escapes the task directory: {0}")]
-    DestinationEscapes(String),
+    /// Nomad's own check, before it runs go-getter (`getDestination`).
+    #[error("artifact destination path escapes alloc directory")]
+    DestinationEscapes,
     /// Nomad runs go-getter in a sandboxed subprocess and its events carry that wrapper
     /// around go-getter's error; users and tools match on the whole text.
     #[error("getter subprocess failed: exit status 1: failed to download artifact: {0}")]
@@ -94,8 +98,8 @@ pub fn task_artifacts(artifacts: &Option<Value>) -> Vec<TaskArtifact> {
         .unwrap_or_default()
 }
 
-/// The artifact with its source, options and headers interpolated, as Nomad's getter
-/// replaces the task environment in each before fetching.
+/// The artifact with its source, options, headers and destination interpolated, as Nomad's
+/// getter replaces the task environment in each before fetching.
 pub fn interpolated(a: &TaskArtifact, interpolate: impl Fn(&str) -> String) -> TaskArtifact {
     let map = |m: &Option<BTreeMap<String, String>>| {
         m.as_ref().map(|m| {
@@ -108,29 +112,9 @@ pub fn interpolated(a: &TaskArtifact, interpolate: impl Fn(&str) -> String) -> T
         getter_source: a.getter_source.as_deref().map(&interpolate),
         getter_options: map(&a.getter_options),
         getter_headers: map(&a.getter_headers),
+        relative_dest: a.relative_dest.as_deref().map(&interpolate),
         ..a.clone()
     }
-}
-
-/// `dest` under `task_dir`, refusing paths that climb out of it.
-fn confined(task_dir: &Path, dest: &str) -> Result<PathBuf, ArtifactError> {
-    let rel = Path::new(dest);
-    let escapes = || ArtifactError::DestinationEscapes(dest.to_string());
-    if rel.is_absolute() {
-        return Err(escapes());
-    }
-    let mut depth = 0i32;
-    for c in rel.components() {
-        match c {
-            Component::ParentDir => depth -= 1,
-            Component::Normal(_) => depth += 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return Err(escapes());
-        }
-    }
-    Ok(task_dir.join(rel))
 }
 
 /// Where an artifact comes from, after go-getter's detection.
@@ -348,9 +332,13 @@ async fn verify(sum: &FileChecksum, file: &Path) -> Result<(), GetterError> {
     Ok(())
 }
 
-/// Download one artifact (already [`interpolated`]) into the task dir.
-pub async fn get(task_dir: &Path, a: &TaskArtifact) -> Result<(), ArtifactError> {
-    let dest = confined(task_dir, a.relative_dest.as_deref().unwrap_or("local/"))?;
+/// Download one artifact (already [`interpolated`]) to its destination.
+pub async fn get(dirs: &Dirs, a: &TaskArtifact) -> Result<(), ArtifactError> {
+    let (dest, escapes) = dirs.client_path(a.relative_dest.as_deref().unwrap_or("local/"), true);
+    if escapes {
+        return Err(ArtifactError::DestinationEscapes);
+    }
+    let task_dir = dirs.task_dir.as_path();
     let mode = match a.getter_mode.as_deref() {
         Some("file") => Mode::File,
         Some("dir") => Mode::Dir,
@@ -475,6 +463,9 @@ async fn fetch(
     Ok(())
 }
 
+#[cfg(test)]
+#[path = "artifact_dest_tests.rs"]
+mod dest_tests;
 #[cfg(test)]
 #[path = "artifacts_tests.rs"]
 mod tests;

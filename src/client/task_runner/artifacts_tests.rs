@@ -132,13 +132,30 @@ fn with_options(mut a: TaskArtifact, opts: &[(&str, &str)]) -> TaskArtifact {
     a
 }
 
-/// A task dir laid out as the client builds it.
-fn task_dir() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    for sub in ["local", "secrets", "tmp"] {
-        std::fs::create_dir(d.path().join(sub)).unwrap();
+/// A task dir and the shared alloc dir beside it, laid out as the client builds them.
+pub(super) struct TestDirs {
+    _root: tempfile::TempDir,
+    pub(super) dirs: Dirs,
+}
+
+impl TestDirs {
+    /// The task dir.
+    pub(super) fn path(&self) -> &Path {
+        &self.dirs.task_dir
     }
-    d
+}
+
+pub(super) fn task_dir() -> TestDirs {
+    let root = tempfile::tempdir().unwrap();
+    let dirs = Dirs {
+        task_dir: root.path().join("web"),
+        shared_alloc_dir: root.path().join("alloc"),
+    };
+    for sub in ["local", "secrets", "tmp"] {
+        std::fs::create_dir_all(dirs.task_dir.join(sub)).unwrap();
+    }
+    std::fs::create_dir_all(dirs.shared_alloc_dir.join("data")).unwrap();
+    TestDirs { _root: root, dirs }
 }
 
 fn read(path: PathBuf) -> String {
@@ -169,7 +186,7 @@ async fn every_tar_flavour_unpacks_into_the_destination() {
     for name in names {
         let mut a = artifact(&format!("{url}/{name}"));
         a.relative_dest = Some(format!("local/{name}.d"));
-        get(task.path(), &a)
+        get(&task.dirs, &a)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let dir = task.path().join("local").join(format!("{name}.d"));
@@ -213,7 +230,7 @@ async fn single_file_compressions_unpack_in_file_mode_only() {
         let mut a = artifact(&format!("{url}/c.txt.{ext}"));
         a.getter_mode = Some("file".into());
         a.relative_dest = Some(format!("local/c-{ext}.txt"));
-        get(task.path(), &a)
+        get(&task.dirs, &a)
             .await
             .unwrap_or_else(|e| panic!("{ext}: {e}"));
         let out = task.path().join(format!("local/c-{ext}.txt"));
@@ -222,7 +239,7 @@ async fn single_file_compressions_unpack_in_file_mode_only() {
         let mode = std::fs::metadata(&out).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o622, "go-getter's mode for {ext}");
         // the default mode ("any") unpacks into a directory, which these cannot
-        let err = get(task.path(), &artifact(&format!("{url}/c.txt.{ext}")))
+        let err = get(&task.dirs, &artifact(&format!("{url}/c.txt.{ext}")))
             .await
             .unwrap_err()
             .to_string();
@@ -234,7 +251,7 @@ async fn single_file_compressions_unpack_in_file_mode_only() {
     let mut a = artifact(&format!("{url}/two.zst"));
     a.getter_mode = Some("file".into());
     a.relative_dest = Some("local/two".into());
-    get(task.path(), &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
     assert_eq!(read(task.path().join("local/two")), "one\ntwo\n");
 }
 
@@ -250,13 +267,13 @@ async fn archive_option_turns_unpacking_off_or_names_the_format() {
         artifact(&format!("{url}/keep.tar.xz")),
         &[("archive", "false")],
     );
-    get(task.path(), &keep).await.unwrap();
+    get(&task.dirs, &keep).await.unwrap();
     assert!(task.path().join("local/keep.tar.xz").is_file());
     let named = with_options(
         artifact(&format!("{url}/download")),
         &[("archive", "tar.bz2")],
     );
-    get(task.path(), &named).await.unwrap();
+    get(&task.dirs, &named).await.unwrap();
     assert_eq!(read(task.path().join("local/f.txt")), "f\n");
 }
 
@@ -302,7 +319,7 @@ async fn checksums_in_every_form_are_verified() {
     ] {
         let task = task_dir();
         let a = with_options(artifact(&app), &[("checksum", &spec)]);
-        get(task.path(), &a)
+        get(&task.dirs, &a)
             .await
             .unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(
@@ -317,14 +334,14 @@ async fn checksums_in_every_form_are_verified() {
         artifact(&format!("{url}/rel/v1/bundle.tgz")),
         &[("checksum", &format!("file:{url}/rel/v1/SHA256SUMS"))],
     );
-    get(task.path(), &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
     assert_eq!(read(task.path().join("local/inner.txt")), "inner\n");
 
     // failures, in go-getter's words behind Nomad's wrapper
     let prefix = "getter subprocess failed: exit status 1: failed to download artifact: ";
     let task = task_dir();
     let wrong = with_options(artifact(&app), &[("checksum", &format!("sha256:{other}"))]);
-    let err = get(task.path(), &wrong).await.unwrap_err().to_string();
+    let err = get(&task.dirs, &wrong).await.unwrap_err().to_string();
     let dest = task.path().join("local/app.txt");
     assert_eq!(
         err,
@@ -365,7 +382,7 @@ async fn checksums_in_every_form_are_verified() {
         ),
     ] {
         let a = with_options(artifact(source), &[("checksum", &spec)]);
-        let err = get(task.path(), &a).await.unwrap_err().to_string();
+        let err = get(&task.dirs, &a).await.unwrap_err().to_string();
         assert!(err.starts_with(&format!("{prefix}{want}")), "{spec}: {err}");
     }
 }
@@ -379,8 +396,8 @@ async fn a_present_file_with_the_right_checksum_is_not_fetched_again() {
         artifact(&format!("{url}/same.txt")),
         &[("checksum", &format!("sha256:{}", sha256(&body)))],
     );
-    get(task.path(), &a).await.unwrap();
-    get(task.path(), &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
 
@@ -396,16 +413,16 @@ async fn other_options_travel_in_the_query_and_filename_renames() {
             ("archive", "false"),
         ],
     );
-    get(task.path(), &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
     assert_eq!(read(task.path().join("local/app.bin")), "renamed\n");
     assert_eq!(seen.lock().unwrap()[0], "GET /dl?token=a+b&z=9 HTTP/1.1");
     let bad = with_options(artifact(&format!("{url}/dl")), &[("filename", "../x")]);
-    assert!(get(task.path(), &bad)
+    assert!(get(&task.dirs, &bad)
         .await
         .unwrap_err()
         .to_string()
         .ends_with("filename query parameter contain path traversal"));
-    let missing = get(task.path(), &artifact(&format!("{url}/nope")))
+    let missing = get(&task.dirs, &artifact(&format!("{url}/nope")))
         .await
         .unwrap_err();
     assert!(
@@ -420,7 +437,7 @@ async fn local_sources_absolute_file_url_and_relative_to_the_task_dir() {
     let task = task_dir();
     std::fs::write(src.path().join("conf.txt"), "x=1\n").unwrap();
     get(
-        task.path(),
+        &task.dirs,
         &artifact(&src.path().join("conf.txt").display().to_string()),
     )
     .await
@@ -438,7 +455,7 @@ async fn local_sources_absolute_file_url_and_relative_to_the_task_dir() {
     }
     let mut z = artifact(&format!("file://{}", zpath.display()));
     z.relative_dest = Some("local/z".into());
-    get(task.path(), &z).await.unwrap();
+    get(&task.dirs, &z).await.unwrap();
     assert_eq!(read(task.path().join("local/z/docs/readme.md")), "# hi\n");
     // a relative path names a file in the task dir (here: one an earlier artifact fetched)
     std::fs::write(
@@ -448,14 +465,14 @@ async fn local_sources_absolute_file_url_and_relative_to_the_task_dir() {
     .unwrap();
     let mut rel = artifact("local/data.tar.bz2");
     rel.relative_dest = Some("local/unpacked".into());
-    get(task.path(), &rel).await.unwrap();
+    get(&task.dirs, &rel).await.unwrap();
     assert_eq!(read(task.path().join("local/unpacked/d")), "d\n");
     // a directory is copied in mode any
     std::fs::create_dir_all(src.path().join("tree/sub")).unwrap();
     std::fs::write(src.path().join("tree/sub/f"), "f\n").unwrap();
     let mut tree = artifact(&src.path().join("tree").display().to_string());
     tree.relative_dest = Some("local/tree".into());
-    get(task.path(), &tree).await.unwrap();
+    get(&task.dirs, &tree).await.unwrap();
     assert_eq!(read(task.path().join("local/tree/sub/f")), "f\n");
 }
 
@@ -469,7 +486,7 @@ async fn unsupported_getters_and_bad_destinations_are_named() {
         ("s3://bucket/key", "s3"),
         ("bucket.s3.amazonaws.com/key", "s3"),
     ] {
-        let err = get(task.path(), &artifact(source)).await.unwrap_err();
+        let err = get(&task.dirs, &artifact(source)).await.unwrap_err();
         assert_eq!(
             err.to_string(),
             format!("getter subprocess failed: exit status 1: failed to download artifact: download not supported for scheme '{scheme}'"),
@@ -478,10 +495,12 @@ async fn unsupported_getters_and_bad_destinations_are_named() {
     }
     let mut a = artifact("/etc/hostname");
     a.relative_dest = Some("../x".into());
-    assert!(matches!(
-        get(task.path(), &a).await,
-        Err(ArtifactError::DestinationEscapes(_))
-    ));
+    let err = get(&task.dirs, &a).await.unwrap_err();
+    assert!(matches!(err, ArtifactError::DestinationEscapes), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "artifact destination path escapes alloc directory"
+    );
 }
 
 #[tokio::test]
@@ -512,7 +531,7 @@ async fn archives_with_dot_dot_entries_or_nothing_in_them_fail() {
         ),
     ]);
     let task = task_dir();
-    let err = get(task.path(), &artifact(&format!("{url}/evil.tar.xz")))
+    let err = get(&task.dirs, &artifact(&format!("{url}/evil.tar.xz")))
         .await
         .unwrap_err();
     assert!(
@@ -520,7 +539,7 @@ async fn archives_with_dot_dot_entries_or_nothing_in_them_fail() {
         "{err}"
     );
     assert!(!task.path().join("escape").exists());
-    let err = get(task.path(), &artifact(&format!("{url}/empty.tar.zst")))
+    let err = get(&task.dirs, &artifact(&format!("{url}/empty.tar.zst")))
         .await
         .unwrap_err();
     let msg = err.to_string();
@@ -561,7 +580,7 @@ async fn a_50_mb_artifact_streams_to_disk_without_being_held_in_memory() {
     // afterwards is what the download added.
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let before = peak_rss().expect("VmHWM");
-    get(task.path(), &a).await.unwrap();
+    get(&task.dirs, &a).await.unwrap();
     let after = peak_rss().expect("VmHWM");
     assert_eq!(
         std::fs::metadata(task.path().join("local/big.bin"))

@@ -6,10 +6,12 @@ use crate::api::{
     TASK_RESTARTING, TASK_SETUP, TASK_SETUP_FAILURE, TASK_SIBLING_FAILED, TASK_STARTED,
     TASK_TERMINATED,
 };
-use crate::drivers::{format_go_nanos, ExitResult};
+use crate::drivers::{format_go_nanos, DriverTaskEvent, ExitResult};
 
 use super::restarts::REASON_WITHIN_POLICY;
 
+/// Nomad's `TaskDriverMessage`: an informational event a driver emitted.
+pub const TASK_DRIVER_MESSAGE: &str = "Driver";
 pub const TASK_BUILDING_TASK_DIR: &str = "Building Task Directory";
 pub const TASK_LEADER_DEAD: &str = "Leader Task Dead";
 pub const TASK_MAIN_DEAD: &str = "Main Tasks Dead";
@@ -56,6 +58,16 @@ pub fn driver_failure(now: i64, err: &str) -> TaskEvent {
     let mut e = event(TASK_DRIVER_FAILURE, now, display);
     e.driver_error = err.to_string();
     e.details.insert("driver_error".into(), err.to_string());
+    e
+}
+
+/// A driver's event as the task event Nomad's alloc runner records for it
+/// (`GetTaskEventHandler`): type "Driver", the message as `DriverMessage` and display
+/// message, the annotations as `Details`, the driver's timestamp.
+pub fn driver_message(ev: &DriverTaskEvent) -> TaskEvent {
+    let mut e = event(TASK_DRIVER_MESSAGE, ev.timestamp, ev.message.clone());
+    e.driver_message = ev.message.clone();
+    e.details = ev.annotations.clone();
     e
 }
 

@@ -6,8 +6,10 @@
 //! state; the runner's tokio task is joined by the alloc runner.
 
 mod artifacts;
+mod client_path;
 pub mod events;
 pub mod restarts;
+mod start;
 pub mod state;
 pub mod templates;
 mod volumes;
@@ -29,7 +31,9 @@ use crate::api::{
     now_nanos, Allocation, Node, RestartPolicy, Task, TaskEvent, TaskState, HOUR, MINUTE,
     RESTART_MODE_FAIL, SECOND,
 };
-use crate::drivers::{Driver, DriverError, ExitResult, FsIsolation, TaskConfig, TaskHandle};
+use crate::drivers::{
+    Driver, DriverError, DriverTaskEvent, ExitResult, TaskConfig, TaskEventSink, TaskHandle,
+};
 use restarts::RestartTracker;
 use state::{Action, Event, Phase, ShutdownDelay, TaskMachine};
 
@@ -199,6 +203,9 @@ pub struct TaskRunner {
     /// Variables of `env = true` templates, merged into every start's environment.
     template_env: Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>,
     template_watcher: Option<(tokio_util::sync::CancellationToken, JoinHandle<()>)>,
+    /// Every start and recover hands the driver this sink; what the driver emits arrives
+    /// at the receiver and is recorded as "Driver" task events.
+    driver_events: (TaskEventSink, mpsc::UnboundedReceiver<DriverTaskEvent>),
 }
 
 type WaitFuture = BoxFuture<'static, Result<ExitResult, DriverError>>;
@@ -232,6 +239,7 @@ impl TaskRunner {
             templates_done: false,
             template_env: Arc::default(),
             template_watcher: None,
+            driver_events: TaskEventSink::channel(),
         };
         TaskRunnerHandle {
             name,
@@ -306,156 +314,16 @@ impl TaskRunner {
         }
     }
 
-    fn build_config(&self) -> Result<TaskConfig, String> {
-        let task = &self.p.task;
-        let dir = self
-            .p
-            .alloc_dir
-            .build_task(&task.name)
-            .map_err(|e| format!("failed to build task directory for {:?}: {e}", task.name))?;
-        crate::client::dispatch_payload::write_payload(self.p.alloc.job.as_deref(), task, &dir)
-            .map_err(|e| e.to_string())?;
-        let fs_none = self
-            .p
-            .driver
-            .as_ref()
-            .is_some_and(|d| d.capabilities().fs_isolation == FsIsolation::None);
-        let env = TaskEnv::build(EnvInputs {
-            alloc: &self.p.alloc,
-            task,
-            node: &self.p.node,
-            region: &self.p.region,
-            alloc_dir: &self.p.alloc_dir,
-            host_env: fs_none.then(|| std::env::vars().collect()),
-        });
-        let config = task
-            .config
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k, env.interpolate_value(&v)))
-            .collect();
-        let mounts = match self
-            .p
-            .alloc
-            .job
-            .as_deref()
-            .and_then(|j| j.lookup_task_group(&self.p.alloc.task_group))
-        {
-            Some(tg) => volumes::host_volume_mounts(&self.p.alloc, tg, task, &self.p.node)?,
-            None => Vec::new(),
-        };
-        if let (false, Some(d)) = (mounts.is_empty(), &self.p.driver) {
-            if !d.supports_mounts() {
-                return Err(format!(
-                    "task driver {:?} for {:?} does not support host volumes",
-                    task.driver, task.name
-                ));
-            }
-        }
-        let log = task.log_config.clone().unwrap_or_default();
-        let res = self
-            .p
-            .alloc
-            .allocated_resources
-            .as_ref()
-            .and_then(|ar| ar.tasks.get(&task.name));
-        Ok(TaskConfig {
-            id: format!(
-                "{}/{}/{}",
-                self.p.alloc.id,
-                task.name,
-                crate::api::short_id(&crate::api::generate_id())
-            ),
-            name: task.name.clone(),
-            alloc_id: self.p.alloc.id.clone(),
-            job_name: self
-                .p
-                .alloc
-                .job
-                .as_ref()
-                .map(|j| j.name.clone())
-                .unwrap_or_default(),
-            task_group_name: self.p.alloc.task_group.clone(),
-            config,
-            env: env.env,
-            user: task.user.clone(),
-            task_dir: dir.dir,
-            alloc_dir: self.p.alloc_dir.root.clone(),
-            log_max_files: log.max_files.max(0) as u32,
-            log_max_file_size_mb: log.max_file_size_mb.max(0) as u32,
-            logs_disabled: log.disabled,
-            cpu_shares: res.map(|r| r.cpu.cpu_shares).unwrap_or(0),
-            memory_mb: res.map(|r| r.memory.memory_mb).unwrap_or(0),
-            memory_max_mb: res.map(|r| r.memory.memory_max_mb).unwrap_or(0),
-            reserved_cores: res
-                .and_then(|r| r.cpu.reserved_cores.clone())
-                .unwrap_or_default(),
-            mounts,
-        })
-    }
-
-    /// Sets up and starts the task; the event says how it went.
-    async fn start(&mut self) -> (Event, Option<WaitFuture>) {
-        let mut cfg = match self.build_config() {
-            Ok(c) => c,
-            Err(e) => return (Event::SetupFailed(e), None),
-        };
-        if let Err(event) = self.fetch_artifacts(&cfg.task_dir).await {
-            return (
-                Event::HookFailed {
-                    event: Box::new(event),
-                    recoverable: true,
-                },
-                None,
-            );
-        }
-        if let Err(event) = self.render_templates(&cfg).await {
-            return (event, None);
-        }
-        cfg.env.extend(
-            self.template_env
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
-        );
-        let Some(driver) = self.p.driver.clone() else {
-            let error = format!(
-                "failed to dispense driver {:?}: plugin not found",
-                self.p.task.driver
-            );
-            return (
-                Event::StartFailed {
-                    error,
-                    recoverable: false,
-                },
-                None,
-            );
-        };
-        match driver.start(cfg).await {
-            Ok(handle) => {
-                let h = handle.clone();
-                let d = driver.clone();
-                let wait = async move { d.wait(&h).await }.boxed();
-                self.set_handle(Some(handle));
-                (Event::Started, Some(wait))
-            }
-            Err(e) => (
-                Event::StartFailed {
-                    error: e.to_string(),
-                    recoverable: e.is_recoverable(),
-                },
-                None,
-            ),
-        }
-    }
-
     /// Nomad's artifact hook: download every artifact into the task dir before the first
     /// start; the failure event names the artifact.
     async fn fetch_artifacts(&mut self, task_dir: &std::path::Path) -> Result<(), TaskEvent> {
         if self.artifacts_done {
             return Ok(());
         }
+        let dirs = client_path::Dirs {
+            task_dir: task_dir.to_path_buf(),
+            shared_alloc_dir: self.p.alloc_dir.shared(),
+        };
         let list = artifacts::task_artifacts(&self.p.task.artifacts);
         if !list.is_empty() {
             let _ = self.machine.next(
@@ -474,7 +342,7 @@ impl TaskRunner {
             for a in &list {
                 let raw = a.getter_source.clone().unwrap_or_default();
                 let a = artifacts::interpolated(a, |s| env.interpolate(s));
-                if let Err(e) = artifacts::get(task_dir, &a).await {
+                if let Err(e) = artifacts::get(&dirs, &a).await {
                     let msg = format!("failed to download artifact {raw:?}: {e}");
                     return Err(events::artifact_failed(now_nanos(), &msg));
                 }
@@ -695,6 +563,7 @@ impl TaskRunner {
                         return;
                     }
                 },
+                Some(ev) = self.driver_events.1.recv() => self.record_driver_event(&ev),
                 res = async {
                     match wait.as_mut() {
                         Some(w) => w.await,
@@ -748,7 +617,11 @@ impl TaskRunner {
             // Never started: it waits for its lifecycle gate like a new task.
             Phase::Pending => {}
             Phase::Running | Phase::Starting | Phase::Killing | Phase::Restarting => {
-                let recovered = match (r.handle, self.p.driver.clone()) {
+                let handle = r.handle.map(|mut h| {
+                    h.config.events = self.driver_events.0.clone();
+                    h
+                });
+                let recovered = match (handle, self.p.driver.clone()) {
                     (Some(h), Some(d)) => d
                         .recover(&h)
                         .await
@@ -800,6 +673,9 @@ impl TaskRunner {
         self.p.alloc = alloc;
     }
 }
+
+#[cfg(test)]
+mod runner_tests;
 
 /// Resolves once the task's lifecycle stage may start (at once without a gate). A gate
 /// whose alloc runner is gone never opens: the runner is being torn down and the kill or

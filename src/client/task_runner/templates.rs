@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::api::{now_nanos, ServiceRegistration, TaskEvent, Template, TASK_KILLING};
 use crate::client::template::brain::{list_services, select_services, Data};
-use crate::client::template::funcs::{clean_path, Context, DEFAULT_DENYLIST};
+use crate::client::template::funcs::{Context, DEFAULT_DENYLIST};
 use crate::client::template::{self as engine, Brain, Dependency, Value};
 use crate::drivers::exec_stream::{ExecOutput, ExecSession};
 use crate::drivers::{Driver, DriverError};
@@ -91,33 +91,7 @@ pub fn task_templates(templates: &Option<Json>) -> Vec<Template> {
         .unwrap_or_default()
 }
 
-/// Where the task's files live, from the client's side.
-#[derive(Debug, Clone)]
-pub struct Dirs {
-    pub task_dir: PathBuf,
-    /// `<alloc>/alloc`, the shared alloc dir (also inside the sandbox).
-    pub shared_alloc_dir: PathBuf,
-}
-
-impl Dirs {
-    fn inside(&self, p: &Path) -> bool {
-        p.starts_with(&self.task_dir) || p.starts_with(&self.shared_alloc_dir)
-    }
-
-    /// Nomad's `TaskEnv.ClientPath`: relative paths (and, for destinations, absolute ones
-    /// that leave the sandbox) are placed under the task dir; returns (path, escapes).
-    fn client_path(&self, raw: &str, join_escape: bool) -> (PathBuf, bool) {
-        let p = Path::new(raw);
-        let joined = if !p.is_absolute() || (join_escape && !self.inside(&clean_path(p))) {
-            self.task_dir.join(raw.trim_start_matches('/'))
-        } else {
-            p.to_path_buf()
-        };
-        let clean = clean_path(&joined);
-        let escapes = !self.inside(&clean);
-        (clean, escapes)
-    }
-}
+pub use super::client_path::Dirs;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TemplateSetupError {

@@ -8,12 +8,18 @@ use serde_json::json;
 
 use super::DockerDriver;
 use crate::drivers::testutil::{read_log, task_config};
-use crate::drivers::{Driver, HealthState, TaskConfig};
+use crate::drivers::{Driver, HealthState, TaskConfig, TaskEventSink};
 
 pub(super) const IMAGE: &str = "nomad-rs-busybox:latest";
 
+/// The plugin config of these tests' drivers: image GC off, so no test can remove the
+/// shared `nomad-rs-busybox` image other tests and agents use.
+pub(super) fn no_image_gc() -> crate::drivers::PluginConfig {
+    [("gc".to_string(), json!([{"image": false}]))].into()
+}
+
 pub(super) async fn driver() -> Option<DockerDriver> {
-    let d = DockerDriver::new(None);
+    let d = DockerDriver::new(Some(&no_image_gc()));
     if d.fingerprint().await.health == HealthState::Healthy {
         return Some(d);
     }
@@ -135,11 +141,14 @@ async fn stop_signals_then_kills_and_destroy_removes() {
 async fn missing_image_fails_with_pull_error() {
     let Some(d) = driver().await else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let c = cfg(
+    let mut c = cfg(
         tmp.path(),
         "t",
         json!({"image": "nomad-rs-no-such-image:1"}),
     );
+    let (sink, mut events) = TaskEventSink::channel();
+    c.events = sink;
+    let task_id = c.id.clone();
     let err = tokio::time::timeout(Duration::from_secs(60), d.start(c))
         .await
         .expect("no hang")
@@ -149,6 +158,47 @@ async fn missing_image_fails_with_pull_error() {
             .starts_with("Failed to pull `nomad-rs-no-such-image:1`"),
         "{err}"
     );
+    // The pull was announced before the start failed, naming the task and the image.
+    let ev = events.try_recv().expect("a Downloading image event");
+    assert_eq!(ev.message, "Downloading image");
+    assert_eq!(ev.task_id, task_id);
+    assert_eq!(ev.annotations["image"], "nomad-rs-no-such-image:1");
+}
+
+#[tokio::test]
+async fn force_pull_announces_the_pull_and_falls_back_to_the_local_image() {
+    let Some(d) = driver().await else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = cfg(
+        tmp.path(),
+        "t",
+        json!({"image": IMAGE, "force_pull": true, "command": "true"}),
+    );
+    let (sink, mut events) = TaskEventSink::channel();
+    c.events = sink;
+    let h = tokio::time::timeout(Duration::from_secs(60), d.start(c))
+        .await
+        .expect("no hang")
+        .expect("runs the local copy when the pull fails");
+    let ev = events.try_recv().expect("a Downloading image event");
+    assert_eq!(ev.message, "Downloading image");
+    assert_eq!(ev.annotations["image"], IMAGE);
+    let r = tokio::time::timeout(Duration::from_secs(30), d.wait(&h))
+        .await
+        .expect("exits")
+        .unwrap();
+    assert_eq!(r.exit_code, 0);
+    d.destroy(&h, true).await.unwrap();
+    // An image found locally is used without a pull: no event.
+    let c = cfg(tmp.path(), "u", json!({"image": IMAGE, "command": "true"}));
+    let (sink, mut events) = TaskEventSink::channel();
+    let h = d
+        .start(TaskConfig { events: sink, ..c })
+        .await
+        .expect("starts");
+    assert!(events.try_recv().is_err());
+    d.wait(&h).await.unwrap();
+    d.destroy(&h, true).await.unwrap();
 }
 
 #[tokio::test]
@@ -183,7 +233,7 @@ async fn recovers_a_running_container_from_its_handle() {
         json!({"image": IMAGE, "command": "sleep", "args": ["300"]}),
     );
     let h = d.start(c).await.expect("starts");
-    let fresh = DockerDriver::new(None);
+    let fresh = DockerDriver::new(Some(&no_image_gc()));
     fresh.recover(&h).await.expect("recovers");
     assert_eq!(
         fresh.inspect(&h).await.unwrap().state,
@@ -265,7 +315,7 @@ async fn recovered_container_logs_resume_where_the_last_copy_stopped() {
 
     let mut recovered = h.clone();
     recovered.config.logs_disabled = false;
-    let fresh = DockerDriver::new(None);
+    let fresh = DockerDriver::new(Some(&no_image_gc()));
     fresh.recover(&recovered).await.expect("recovers");
     let copied = crate::drivers::testutil::wait_until(Duration::from_secs(20), || async {
         read_log(tmp.path(), "talker.stdout.0").contains("line-6")
@@ -325,7 +375,8 @@ async fn volume_mount_options_reach_the_daemon() {
     if driver().await.is_none() {
         return;
     }
-    let settings = [("volumes".to_string(), json!([{"enabled": true}]))].into();
+    let mut settings = no_image_gc();
+    settings.insert("volumes".to_string(), json!([{"enabled": true}]));
     let d = DockerDriver::new(Some(&settings));
     let tmp = tempfile::tempdir().unwrap();
     let volume = format!("nomad-rs-vol-{}", &crate::api::generate_id()[..8]);

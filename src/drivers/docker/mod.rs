@@ -1,19 +1,22 @@
 //! `docker`: runs tasks as containers through the Docker Engine API on the daemon's unix
 //! socket, as Nomad's docker driver does: the image is used when present locally and pulled
-//! otherwise (or always with `force_pull`); the alloc/local/secrets dirs are bind-mounted at
+//! otherwise (or always with `force_pull`), a pull announced to the task as the "Downloading
+//! image" task event (see `pull`); the alloc/local/secrets dirs are bind-mounted at
 //! /alloc, /local and /secrets; the container's output is copied into the alloc's rotated
 //! log files; OOM kills are read from the container state after it exits. Containers outlive
 //! the agent: after a restart `recover` re-attaches to the container its persisted handle
-//! names, and the log copy resumes where the last one stopped (see `logs`). Images no task
-//! uses any more are removed after `gc.image_delay` (see `images`).
+//! names (see `handle`), and the log copy resumes where the last one stopped (see `logs`).
+//! Images no task uses any more are removed after `gc.image_delay` (see `images`).
 //! Configured by `plugin "docker" { config { endpoint allow_privileged allow_caps volumes gc } }`.
 
 mod api;
 pub mod config;
 mod container;
 mod exec_stream;
+mod handle;
 mod images;
 mod logs;
+pub mod pull;
 mod schema;
 
 #[cfg(test)]
@@ -23,20 +26,18 @@ mod live_tests;
 #[cfg(test)]
 mod tests;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use hyper::Method;
 use serde_json::{json, Value};
-use tokio::task::JoinHandle;
 
-use self::api::{q, read_body, ApiError, DockerApi};
-use self::config::{split_image, DockerTaskConfig, PluginSettings};
+use self::api::{q, ApiError, DockerApi};
+use self::config::{DockerTaskConfig, PluginSettings};
+use self::handle::{lock, DockerTask};
 use self::images::ImageGc;
-use self::logs::LogPosition;
-use super::logging::LogStream;
-use super::task_store::{ExitCell, TaskStore};
+use super::task_store::TaskStore;
 use super::{
     parse_signal, Capabilities, Driver, DriverError, ExecTaskResult, ExitResult, Fingerprint,
     FsIsolation, HealthState, PluginConfig, TaskConfig, TaskHandle, TaskRunState, TaskStatus,
@@ -64,17 +65,6 @@ pub struct DockerDriver {
     detected: Mutex<bool>,
 }
 
-struct DockerTask {
-    name: String,
-    container_id: String,
-    /// What the task's reference in the image GC is counted under.
-    image_id: String,
-    started_at: i64,
-    completed_at: Mutex<Option<i64>>,
-    exit: ExitCell,
-    supervisor: Mutex<Option<JoinHandle<()>>>,
-}
-
 /// A point-in-time resource usage sample of a container.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContainerStats {
@@ -84,10 +74,6 @@ pub struct ContainerStats {
     pub cpu_total_ticks_ns: u64,
     pub cpu_system_ns: u64,
     pub cpu_user_ns: u64,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl DockerDriver {
@@ -104,35 +90,22 @@ impl DockerDriver {
     }
 
     /// Uses the local image, pulling it when missing or when `force_pull` is set, and
-    /// returns its ID, counted as used by `task_id` in the image GC. A failed pull of a
-    /// missing image is Nomad's "Failed to pull `image`: <daemon message>".
+    /// returns its ID, counted as used by the task in the image GC. A pull emits Nomad's
+    /// "Downloading image" task event first (see `pull`). A failed pull of a missing image
+    /// is Nomad's "Failed to pull `image`: <daemon message>".
     async fn ensure_image(
         &self,
-        task_id: &str,
+        cfg: &TaskConfig,
         image: &str,
         force_pull: bool,
     ) -> Result<String, DriverError> {
+        let task_id = cfg.id.as_str();
         if !force_pull {
             if let Some(id) = self.images.use_local(image, task_id).await {
                 return Ok(id);
             }
         }
-        let (repo, tag) = split_image(image);
-        let path = format!("/images/create?fromImage={}&tag={}", q(&repo), q(&tag));
-        let pulled = async {
-            let resp = self.api.send(Method::POST, &path, None).await?;
-            let body = read_body(resp).await?;
-            // The pull reports progress as JSON lines; a failure is an `error` line.
-            for line in body.split(|b| *b == b'\n') {
-                if let Ok(v) = serde_json::from_slice::<Value>(line) {
-                    if let Some(e) = v.get("error").and_then(Value::as_str) {
-                        return Err(ApiError::Http(e.to_string()));
-                    }
-                }
-            }
-            Ok(())
-        };
-        let res = tokio::time::timeout(PULL_TIMEOUT, pulled)
+        let res = tokio::time::timeout(PULL_TIMEOUT, pull::pull(&self.api, cfg, image))
             .await
             .unwrap_or(Err(ApiError::Timeout));
         // A forced pull that fails still runs the local copy, as Nomad does.
@@ -186,71 +159,6 @@ impl DockerDriver {
             })
     }
 
-    /// Starts the log copy and the waiter for a running container. `resume` picks the log
-    /// copy up where an earlier agent's copy of this container stopped (see `logs`).
-    fn supervise(
-        &self,
-        cfg: &TaskConfig,
-        id: &str,
-        image_id: &str,
-        started_at: i64,
-        resume: bool,
-    ) -> Result<Arc<DockerTask>, DriverError> {
-        let log_task = if cfg.logs_disabled {
-            None
-        } else {
-            let spec = cfg.log_spec();
-            let err = |e: std::io::Error| DriverError::Logs {
-                path: spec.dir.display().to_string(),
-                reason: e.to_string(),
-            };
-            let out = spec.rotator(LogStream::Stdout).map_err(err)?;
-            let errr = spec.rotator(LogStream::Stderr).map_err(err)?;
-            let pos_path = LogPosition::path(&spec.dir, &cfg.name);
-            let pos = if resume {
-                let (pos, found) = LogPosition::resume(&pos_path, id);
-                if !found {
-                    tracing::info!(container_id = %id, "no docker log position recorded, copying the container's logs from its start");
-                }
-                pos
-            } else {
-                LogPosition::fresh(&pos_path, id)
-            };
-            Some(tokio::spawn(logs::follow(
-                self.api.clone(),
-                id.to_string(),
-                pos,
-                out,
-                errr,
-            )))
-        };
-        let task = Arc::new(DockerTask {
-            name: cfg.name.clone(),
-            container_id: id.to_string(),
-            image_id: image_id.to_string(),
-            started_at,
-            completed_at: Mutex::new(None),
-            exit: ExitCell::default(),
-            supervisor: Mutex::new(None),
-        });
-        let supervised = task.clone();
-        let api = self.api.clone();
-        let cid = id.to_string();
-        let handle = tokio::spawn(async move {
-            let result = wait_container(&api, &cid).await;
-            if let Some(l) = log_task {
-                let abort = l.abort_handle();
-                if tokio::time::timeout(LOG_DRAIN_GRACE, l).await.is_err() {
-                    abort.abort();
-                }
-            }
-            *lock(&supervised.completed_at) = Some(now_nanos());
-            supervised.exit.set(result);
-        });
-        *lock(&task.supervisor) = Some(handle);
-        Ok(task)
-    }
-
     /// Creates and starts the task's container and supervises it; returns the container ID.
     async fn run_container(
         &self,
@@ -294,49 +202,6 @@ impl DockerDriver {
             cpu_user_ns: n("/cpu_stats/cpu_usage/usage_in_usermode"),
         })
     }
-}
-
-/// Waits for the container to stop, then reads its state for the exit code and OOM kill
-/// (Nomad's handle `run`).
-async fn wait_container(api: &DockerApi, id: &str) -> ExitResult {
-    let waited = async {
-        let resp = api
-            .send(
-                Method::POST,
-                &format!("/containers/{id}/wait?condition=not-running"),
-                None,
-            )
-            .await?;
-        let body = read_body(resp).await?;
-        serde_json::from_slice::<Value>(&body).map_err(|e| ApiError::Http(e.to_string()))
-    }
-    .await;
-    let mut result = match waited {
-        Ok(v) => {
-            let code = v.get("StatusCode").and_then(Value::as_i64).unwrap_or(0) as i32;
-            ExitResult {
-                exit_code: code,
-                err: (code != 0)
-                    .then(|| format!("Docker container exited with non-zero exit code: {code}")),
-                ..Default::default()
-            }
-        }
-        Err(e) => ExitResult {
-            exit_code: 1,
-            err: Some(format!("failed to wait for container: {e}")),
-            ..Default::default()
-        },
-    };
-    if let Ok(state) = api.get(&format!("/containers/{id}/json")).await {
-        if let Some(code) = state.pointer("/State/ExitCode").and_then(Value::as_i64) {
-            result.exit_code = code as i32;
-        }
-        if state.pointer("/State/OOMKilled").and_then(Value::as_bool) == Some(true) {
-            result.oom_killed = true;
-            result.err = Some("OOM Killed".to_string());
-        }
-    }
-    result
 }
 
 #[async_trait]
@@ -429,7 +294,7 @@ impl Driver for DockerDriver {
         }
         let d = DockerTaskConfig::decode(&cfg)?;
         let body = container::create_body(&cfg, &d, &self.settings)?;
-        let image_id = self.ensure_image(&cfg.id, &d.image, d.force_pull).await?;
+        let image_id = self.ensure_image(&cfg, &d.image, d.force_pull).await?;
         let started = self.run_container(&cfg, &body, &image_id).await;
         if started.is_err() {
             // The task never ran: its image is as unused as if it had been destroyed.
@@ -445,41 +310,9 @@ impl Driver for DockerDriver {
     }
 
     /// Re-attaches to the container a handle names after a client restart (Nomad's
-    /// `RecoverTask`): the waiter, stop, signal, exec and stats work on it as on a container
-    /// this process started, and the log copy resumes where the last one stopped. A
-    /// container that exited meanwhile reports its real exit through `wait`.
+    /// `RecoverTask`, see `handle`).
     async fn recover(&self, handle: &TaskHandle) -> Result<(), DriverError> {
-        if self.tasks.contains(handle.id()) {
-            return Ok(());
-        }
-        let id = handle
-            .driver_state
-            .get("container_id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| DriverError::Recover("no container id in the task handle".into()))?;
-        let info = self
-            .api
-            .get(&format!("/containers/{id}/json"))
-            .await
-            .map_err(|e| match e.status() {
-                Some(404) => DriverError::Recover(format!("container {id} no longer exists")),
-                _ => DriverError::Recover(format!("failed to inspect container {id}: {e}")),
-            })?;
-        let started_at = info
-            .pointer("/State/StartedAt")
-            .and_then(Value::as_str)
-            .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
-            .and_then(|t| t.timestamp_nanos_opt())
-            .unwrap_or_else(now_nanos);
-        // Unlike Nomad, a recovered task counts as a user of its image again, so an image is
-        // neither removed under it nor kept forever once it is destroyed.
-        let image_id = info
-            .get("Image")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        self.images.acquire(image_id, handle.id()).await;
-        let task = self.supervise(&handle.config, id, image_id, started_at, true)?;
-        self.tasks.insert_new(handle.id(), task)
+        self.reattach(handle).await
     }
 
     async fn wait(&self, handle: &TaskHandle) -> Result<ExitResult, DriverError> {

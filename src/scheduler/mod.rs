@@ -59,6 +59,8 @@ mod reconcile_resched;
 mod spread;
 mod stack;
 mod system;
+mod system_deploy;
+mod system_place;
 #[cfg(test)]
 pub(crate) mod testing;
 mod update;

@@ -3,20 +3,22 @@
 //!
 //! Per node and group, what the reconciler decides, as Nomad's `reconcile_node.go`:
 //! - a live alloc on a node that is gone or down is lost; one the drainer marked to migrate
-//!   stops; on a draining node it otherwise stays (system allocs move last); on a node outside the pool/datacenters, or one whose attributes no longer meet
-//!   the constraints, it is not needed (stops); on a ready-but-ineligible node it is kept
-//!   unless the job changed;
+//!   stops; on a draining node it otherwise stays (system allocs move last); on a node
+//!   outside the pool/datacenters, or one whose attributes no longer meet the constraints, it
+//!   is not needed (stops); on a ready-but-ineligible node it is kept unless the job changed;
 //! - a live alloc of an older job version is updated in place when only non-destructive
 //!   fields changed and its node still fits the new version (same alloc ID, the task keeps
 //!   running), otherwise replaced on the same node (destructive);
-//! - destructive updates go at most `update.max_parallel` per group per eval; with
-//!   `max_parallel > 0` (the default update block) the job version rolls out as a deployment
-//!   (`system_deploy`): new and updated allocs carry its ID, the next batch goes once the
-//!   previous one is healthy (the deployment watcher's evals, not a stagger timer), canaries
-//!   are a percentage of the nodes, and the deployment succeeds once every node runs the
-//!   version healthy;
-//! - a node without a live alloc gets one, except that sysbatch leaves a node alone once an
-//!   alloc of this job version finished there (ran to completion once per node).
+//! - a node without a live alloc gets one (whatever `max_parallel` says), except that
+//!   sysbatch leaves a node alone once an alloc of this job version finished there (ran to
+//!   completion once per node);
+//! - destructive updates go at most `update.max_parallel` per group per eval. A system job
+//!   with `max_parallel > 0` (the default update block gives one) rolls each version out as
+//!   a deployment (`system_deploy`, Nomad >= 1.11): new and in-place updated allocs carry
+//!   its ID, the next batch is replaced once the previous one is healthy (the deployment
+//!   watcher's evals move it on; there is no `stagger` timer any more), canaries are a
+//!   percentage of the nodes and wait for promotion, and the deployment succeeds once every
+//!   feasible node runs the version healthy. Sysbatch jobs have no deployments.
 //!
 //! Placement failures follow Nomad: a node filtered by constraints is not a failure (the job
 //! simply does not belong there) unless the group could be placed nowhere at all; a node

@@ -24,7 +24,7 @@
 //! destructive updates (Nomad's system scheduler only stops creating deployments then; we keep
 //! the service semantics the operator expects from `deployment pause/fail`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::api::{
     Allocation, Deployment, DeploymentState, DeploymentStatusUpdate, Job, TaskGroup,
@@ -221,10 +221,15 @@ impl SystemDeploy {
                 self.changed = true;
             }
             if tally.canarying {
-                let placed = (!tally.canary_ids.is_empty()).then(|| tally.canary_ids.clone());
-                if st.desired_canaries != tally.required_canaries || st.placed_canaries != placed {
+                // The store recounts PlacedCanaries from the allocs in its own order: only
+                // a different set is a change worth writing.
+                let set = |ids: &[String]| ids.iter().cloned().collect::<BTreeSet<String>>();
+                let known = set(st.placed_canaries.as_deref().unwrap_or_default());
+                if st.desired_canaries != tally.required_canaries || known != set(&tally.canary_ids)
+                {
                     st.desired_canaries = tally.required_canaries;
-                    st.placed_canaries = placed;
+                    st.placed_canaries =
+                        (!tally.canary_ids.is_empty()).then(|| tally.canary_ids.clone());
                     self.changed = true;
                 }
             }

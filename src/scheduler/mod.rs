@@ -16,7 +16,9 @@
 //! limit, metrics), `spread` (spread blocks), `propertyset` (per-value alloc counts for
 //! spreads and distinct_property), `preempt` (evicting lower priorities), `update`
 //! (destructive vs in-place), `generic` (the service/batch run), `system` (system and
-//! sysbatch: one alloc per feasible node), `plan_ctx` (the plan's view of nodes).
+//! sysbatch: one alloc per feasible node; `system_place` places on one node,
+//! `system_deploy` rolls system job versions out as deployments), `plan_ctx` (the plan's
+//! view of nodes).
 //!
 //! The operator's scheduler configuration (`StateView::scheduler_config`) picks the fit
 //! algorithm, memory oversubscription, the feasibility node limit, and preemption per job
@@ -63,6 +65,8 @@ mod reconcile_resched;
 mod spread;
 mod stack;
 mod system;
+mod system_deploy;
+mod system_place;
 #[cfg(test)]
 pub(crate) mod testing;
 mod update;

@@ -3,24 +3,28 @@
 //!
 //! Per node and group, what the reconciler decides, as Nomad's `reconcile_node.go`:
 //! - a live alloc on a node that is gone or down is lost; one the drainer marked to migrate
-//!   stops; on a draining node it otherwise stays (system allocs move last); on a node outside the pool/datacenters, or one whose attributes no longer meet
-//!   the constraints, it is not needed (stops); on a ready-but-ineligible node it is kept
-//!   unless the job changed;
+//!   stops; on a draining node it otherwise stays (system allocs move last); on a node
+//!   outside the pool/datacenters, or one whose attributes no longer meet the constraints, it
+//!   is not needed (stops); on a ready-but-ineligible node it is kept unless the job changed;
 //! - a live alloc of an older job version is updated in place when only non-destructive
 //!   fields changed and its node still fits the new version (same alloc ID, the task keeps
 //!   running), otherwise replaced on the same node (destructive);
-//! - destructive updates go at most `update.max_parallel` per group per eval; when some are
-//!   left, a `rolling-update` eval follows after `update.stagger` (Nomad's `evictAndPlace`
-//!   limit and `NextRollingEval`), so a system job rolls across its nodes in batches;
-//! - a node without a live alloc gets one, except that sysbatch leaves a node alone once an
-//!   alloc of this job version finished there (ran to completion once per node).
+//! - a node without a live alloc gets one (whatever `max_parallel` says), except that
+//!   sysbatch leaves a node alone once an alloc of this job version finished there (ran to
+//!   completion once per node);
+//! - destructive updates go at most `update.max_parallel` per group per eval. A system job
+//!   with `max_parallel > 0` (the default update block gives one) rolls each version out as
+//!   a deployment (`system_deploy`, Nomad >= 1.11): new and in-place updated allocs carry
+//!   its ID, the next batch is replaced once the previous one is healthy (the deployment
+//!   watcher's evals move it on; there is no `stagger` timer any more), canaries are a
+//!   percentage of the nodes and wait for promotion, and the deployment succeeds once every
+//!   feasible node runs the version healthy. Sysbatch jobs have no deployments.
 //!
 //! Placement failures follow Nomad: a node filtered by constraints is not a failure (the job
 //! simply does not belong there) unless the group could be placed nowhere at all; a node
 //! whose resources are exhausted is, coalesced per group. System evals never block: new
 //! capacity arrives as node-update evals.
 
-use super::host_volumes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -28,51 +32,22 @@ use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
 
 use crate::api::{
-    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Node,
-    Plan, TaskGroup, ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_LOST, ALLOC_CLIENT_PENDING,
-    ALLOC_DESIRED_RUN, EVAL_STATUS_COMPLETE, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM, NODE_STATUS_DOWN,
+    AllocMetric, Allocation, Evaluation, Job, Node, Plan, TaskGroup, ALLOC_CLIENT_COMPLETE,
+    ALLOC_CLIENT_LOST, EVAL_STATUS_COMPLETE, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM, NODE_STATUS_DOWN,
 };
 
 use super::feasible::{
     group_constraints, has_driver, job_pool, meets_constraint, node_in_any_dc, node_in_pool,
 };
-use super::generic::{exhaust_resources, record_preemptions};
-use super::node_check::{feasible, Eligibility};
+use super::node_check::Eligibility;
 use super::plan_ctx::PlanCtx;
-use super::propertyset::DistinctProperties;
-use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
+use super::ranking::{RankConfig, SelectOptions};
 use super::reconcile::{
     UpdateDecision, STATUS_ALLOC_LOST, STATUS_ALLOC_MIGRATING, STATUS_ALLOC_NOT_NEEDED,
-    STATUS_ALLOC_UPDATING,
 };
+use super::system_deploy::{required_canaries, system_strategy, GroupTally, SystemDeploy};
+use super::system_place::{PlaceRequest, Placer};
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
-
-/// Nomad's `EvalTriggerRollingUpdate`.
-pub const TRIGGER_ROLLING_UPDATE: &str = "rolling-update";
-/// Nomad's default `update.stagger`.
-const DEFAULT_STAGGER: i64 = 30 * crate::api::SECOND;
-
-/// Destructive updates one eval may make in a group: the group's `max_parallel`, else the
-/// job's, else all of them.
-fn update_limit(job: &Job, tg: &TaskGroup) -> usize {
-    let group = tg.update.as_ref().map(|u| u.max_parallel).unwrap_or(0);
-    let job_level = job.update.as_ref().map(|u| u.max_parallel).unwrap_or(0);
-    match (group, job_level) {
-        (g, _) if g > 0 => g as usize,
-        (_, j) if j > 0 => j as usize,
-        _ => usize::MAX,
-    }
-}
-
-/// How long the next batch of a rolling update waits.
-fn stagger(job: &Job, tg: &TaskGroup) -> i64 {
-    tg.update
-        .as_ref()
-        .map(|u| u.stagger)
-        .filter(|s| *s > 0)
-        .or_else(|| job.update.as_ref().map(|u| u.stagger).filter(|s| *s > 0))
-        .unwrap_or(DEFAULT_STAGGER)
-}
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
 pub const STATUS_ALLOC_NODE_INFEASIBLE: &str = "alloc not needed as node is not feasible";
@@ -106,6 +81,8 @@ pub fn process_system_eval(
     let mut rng = StdRng::seed_from_u64(ctx.seed ^ state.index() ^ salt);
     let mut ids = StdRng::seed_from_u64(ctx.seed.rotate_left(17) ^ salt);
     let mut pctx = PlanCtx::new(state, ctx.now);
+    let latest = state.latest_deployment(&eval.namespace, &eval.job_id);
+    let mut deploy = SystemDeploy::new(job.as_deref(), latest.as_deref());
 
     let mut queued: BTreeMap<String, i64> = BTreeMap::new();
     for tg in job.iter().flat_map(|j| j.task_groups.iter()) {
@@ -113,52 +90,51 @@ pub fn process_system_eval(
     }
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
     let mut preempted_jobs = BTreeMap::new();
-    let mut rolling_after: Option<i64> = None;
 
-    match &live_job {
+    let (deployment, deployment_updates) = match &live_job {
         None => {
             for a in allocs.iter().filter(|a| !a.terminal()) {
                 pctx.stop(a, STATUS_ALLOC_NOT_NEEDED, None);
             }
+            deploy.into_updates()
         }
         Some(job) => {
+            let new_deployment_id =
+                seeded_uuid(&mut StdRng::seed_from_u64(ctx.seed.rotate_left(47) ^ salt));
             let run = SystemRun {
                 eval,
                 job,
                 ctx,
                 state,
+                new_deployment_id: &new_deployment_id,
             };
-            rolling_after = run.reconcile_and_place(
-                &allocs,
-                &mut pctx,
-                &mut rng,
-                &mut ids,
-                &mut failed,
-                &mut queued,
-                &mut preempted_jobs,
-            );
+            let mut placer = Placer {
+                eval,
+                job,
+                state,
+                now: ctx.now,
+                pctx: &mut pctx,
+                rng: &mut rng,
+                ids: &mut ids,
+                elig: Eligibility::default(),
+                opts: SelectOptions::default(),
+                by_dc: BTreeMap::new(),
+                nodes_in_pool: 0,
+                pool: job_pool(job).to_string(),
+                distinct: BTreeMap::new(),
+                placed_any: BTreeSet::new(),
+                filtered: BTreeMap::new(),
+                failed: &mut failed,
+                queued: &mut queued,
+                preempted_jobs: &mut preempted_jobs,
+            };
+            let tallies = run.reconcile_and_place(&allocs, &mut placer, &mut deploy);
+            out_eval.deployment_id = deploy.id();
+            deploy.finish(job, &tallies)
         }
-    }
-    let mut followup_evals =
+    };
+    let followup_evals =
         super::generic::preemption_evals(&preempted_jobs, ctx.seed.rotate_left(59) ^ salt, ctx.now);
-    if let Some(stagger) = rolling_after {
-        let mut id_rng = StdRng::seed_from_u64(ctx.seed.rotate_left(41) ^ salt);
-        followup_evals.push(Evaluation {
-            id: seeded_uuid(&mut id_rng),
-            namespace: eval.namespace.clone(),
-            priority: eval.priority,
-            r#type: eval.r#type.clone(),
-            triggered_by: TRIGGER_ROLLING_UPDATE.to_string(),
-            job_id: eval.job_id.clone(),
-            job_modify_index: eval.job_modify_index,
-            status: crate::api::EVAL_STATUS_PENDING.to_string(),
-            previous_eval: eval.id.clone(),
-            wait_until: ctx.now.saturating_add(stagger),
-            create_time: ctx.now,
-            modify_time: ctx.now,
-            ..Default::default()
-        });
-    }
 
     let (stops, placed) = pctx.into_parts();
     let plan = Plan {
@@ -173,9 +149,8 @@ pub fn process_system_eval(
             .map(|(node, allocs)| (node, allocs.into_iter().map(Arc::unwrap_or_clone).collect()))
             .collect(),
         snapshot_index: state.index(),
-        // System jobs get no deployments in Nomad either.
-        deployment: None,
-        deployment_updates: Vec::new(),
+        deployment,
+        deployment_updates,
     };
     out_eval.queued_allocations = Some(queued);
     out_eval.status_description = String::new();
@@ -194,56 +169,60 @@ struct SystemRun<'a> {
     job: &'a Arc<Job>,
     ctx: SchedulerContext,
     state: &'a dyn StateView,
+    /// The ID a deployment created by this pass gets.
+    new_deployment_id: &'a str,
 }
 
 /// What the node reconciler decided for one (node, group).
 enum Decision<'a> {
-    Keep,
+    Keep(&'a Allocation),
     Stop(&'a Allocation, &'static str, Option<&'static str>),
     Replace(&'a Allocation),
 }
 
 impl SystemRun<'_> {
-    #[allow(clippy::too_many_arguments)]
+    /// Decides every live alloc, makes the deployment this version needs, updates in place
+    /// what can be, then places: first on nodes that lack the group, then the destructive
+    /// updates (canaries first, or `max_parallel` at a time). Returns per group what the
+    /// deployment needs to know.
     fn reconcile_and_place(
         &self,
         allocs: &[Arc<Allocation>],
-        pctx: &mut PlanCtx<'_>,
-        rng: &mut StdRng,
-        ids: &mut StdRng,
-        failed: &mut BTreeMap<String, AllocMetric>,
-        queued: &mut BTreeMap<String, i64>,
-        preempted_jobs: &mut BTreeMap<(String, String), Arc<Job>>,
-    ) -> Option<i64> {
+        placer: &mut Placer<'_, '_>,
+        deploy: &mut SystemDeploy,
+    ) -> BTreeMap<String, GroupTally> {
         let job = self.job;
         let dcs = job.datacenters_or_default();
         let pool = job_pool(job);
         let in_scope = |n: &Node| node_in_pool(n, pool) && node_in_any_dc(n, &dcs);
-        let mut by_dc: BTreeMap<String, i64> = BTreeMap::new();
         let eligible: Vec<Arc<Node>> = self
             .state
             .nodes()
             .into_iter()
             .filter(|n| n.ready() && n.drain_strategy.is_none() && in_scope(n))
-            .inspect(|n| *by_dc.entry(n.datacenter.clone()).or_insert(0) += 1)
+            .inspect(|n| *placer.by_dc.entry(n.datacenter.clone()).or_insert(0) += 1)
             .collect();
+        placer.nodes_in_pool = eligible.len() as i64;
         let eligible_ids: BTreeSet<&str> = eligible.iter().map(|n| n.id.as_str()).collect();
 
         // Existing allocs: decide each live one; remember which (node, group) stay covered.
         let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut kept: BTreeMap<&str, Vec<&Allocation>> = BTreeMap::new();
         let mut replace: Vec<&Allocation> = Vec::new();
         for a in allocs.iter().filter(|a| !a.terminal()) {
             match self.decide(a, &eligible_ids, &in_scope) {
-                Decision::Keep => {
+                Decision::Keep(a) => {
                     covered.insert((a.node_id.clone(), a.task_group.clone()));
+                    kept.entry(a.task_group.as_str()).or_default().push(a);
                 }
-                Decision::Stop(a, desc, status) => pctx.stop(a, desc, status),
+                Decision::Stop(a, desc, status) => placer.pctx.stop(a, desc, status),
                 Decision::Replace(a) => {
                     covered.insert((a.node_id.clone(), a.task_group.clone()));
                     replace.push(a);
                 }
             }
         }
+        replace.sort_by(|a, b| a.node_id.cmp(&b.node_id).then(a.id.cmp(&b.id)));
         // Sysbatch runs once per node and job version: a finished alloc covers its node.
         if job.r#type == JOB_TYPE_SYSBATCH {
             for a in allocs.iter().filter(|a| a.terminal()) {
@@ -256,145 +235,164 @@ impl SystemRun<'_> {
                 }
             }
         }
+        let missing: Vec<(&Arc<Node>, &TaskGroup)> = eligible
+            .iter()
+            .flat_map(|n| job.task_groups.iter().map(move |tg| (n, tg)))
+            .filter(|(n, tg)| tg.count > 0 && !covered.contains(&(n.id.clone(), tg.name.clone())))
+            .collect();
 
-        let nodes_in_pool = eligible.len() as i64;
-        let mut placed_any: BTreeSet<String> = BTreeSet::new();
-        let mut filtered: BTreeMap<String, AllocMetric> = BTreeMap::new();
-        let mut elig = Eligibility::default();
+        // A version with updates, or with placements on nodes that never ran it, rolls out
+        // as a deployment (Nomad's createDeployment; a reschedule on a node makes none).
+        let wanting: Vec<&TaskGroup> = job
+            .task_groups
+            .iter()
+            .filter(|tg| {
+                replace.iter().any(|a| a.task_group == tg.name)
+                    || missing
+                        .iter()
+                        .any(|(n, g)| g.name == tg.name && !ran_version(allocs, job, &n.id, g))
+            })
+            .collect();
+        deploy.create_for(job, &wanting, self.new_deployment_id, self.ctx.now);
+        let deployment_id = deploy.alloc_deployment_id();
+
         let sched_config = self.state.scheduler_config();
-        // Updates that need no new task are made in place (Nomad's inplaceUpdate).
-        let mut destructive = Vec::new();
+        placer.opts = SelectOptions {
+            config: RankConfig::from_config(&sched_config),
+            // The system stack always may evict when preemption is on for its type.
+            preempt: sched_config.preemption_enabled(&job.r#type),
+            ..Default::default()
+        };
+        let mut tallies: BTreeMap<String, GroupTally> = BTreeMap::new();
+        for tg in &job.task_groups {
+            let t = tallies.entry(tg.name.clone()).or_default();
+            t.candidates = kept.get(tg.name.as_str()).map_or(0, |k| k.len() as i64);
+        }
+        // Updates that need no new task are made in place (Nomad's inplaceUpdate); they
+        // join the deployment with their health to be judged anew.
+        let mut destructive: BTreeMap<&str, Vec<&Allocation>> = BTreeMap::new();
         for prev in replace {
             let Some(tg) = job.lookup_task_group(&prev.task_group) else {
                 continue;
             };
+            tallies.entry(tg.name.clone()).or_default().candidates += 1;
             match super::generic::update_decision(
                 prev,
                 job,
                 tg,
                 self.eval,
                 self.state,
-                pctx,
-                rng,
-                &mut elig,
-                (self.ctx.now, RankConfig::from_config(&sched_config)),
+                placer.pctx,
+                placer.rng,
+                &mut placer.elig,
+                (self.ctx.now, placer.opts.config),
             ) {
-                UpdateDecision::InPlace(updated) => pctx.place(*updated),
-                UpdateDecision::Destructive | UpdateDecision::Ignore => destructive.push(prev),
+                UpdateDecision::InPlace(mut updated) => {
+                    updated.deployment_id = deployment_id.clone();
+                    updated.deployment_status = None;
+                    placer.pctx.place(*updated);
+                }
+                UpdateDecision::Destructive | UpdateDecision::Ignore => {
+                    destructive.entry(tg.name.as_str()).or_default().push(prev)
+                }
             }
         }
-        // The system stack always may evict when preemption is on for its type.
-        let opts = SelectOptions {
-            config: RankConfig::from_config(&sched_config),
-            preempt: sched_config.preemption_enabled(&job.r#type),
-            ..Default::default()
-        };
-        let mut distinct: BTreeMap<String, DistinctProperties> = BTreeMap::new();
-        let mut place = |node: &Arc<Node>, tg: &TaskGroup, prev: Option<&Allocation>| {
-            if let Some(prev) = prev {
-                pctx.stop(prev, STATUS_ALLOC_UPDATING, None);
-            }
-            let mut metric = AllocMetric {
-                nodes_evaluated: 1,
-                ..Default::default()
-            };
-            let props = distinct
-                .entry(tg.name.clone())
-                .or_insert_with(|| DistinctProperties::new(self.state, job, tg));
-            let alloc_name = format!("{}.{}[0]", job.id, tg.name);
-            let option = feasible(node, job, tg, pctx, &mut metric, &mut elig)
-                .then(|| {
-                    if !host_volumes::feasible(node, tg, &alloc_name) {
-                        super::node_check::filter_node(
-                            &mut metric,
-                            node,
-                            host_volumes::FILTER_HOST_VOLUMES,
-                        );
-                        return None;
-                    }
-                    if !props.is_empty() {
-                        props.refresh(self.state, job, pctx);
-                        if let Err(reason) = props.check(node) {
-                            super::node_check::filter_node(&mut metric, node, &reason);
-                            return None;
-                        }
-                    }
-                    rank(node, job, tg, &opts, pctx, rng, &mut metric)
-                })
-                .flatten();
-            metric.nodes_available = by_dc.clone();
-            metric.nodes_in_pool = nodes_in_pool;
-            metric.node_pool = pool.to_string();
-            match option {
-                Some((mut ranked, meta)) => {
-                    metric.score_meta_data = Some(vec![meta]);
-                    let victims = std::mem::take(&mut ranked.preempted);
-                    let mut alloc = self.new_alloc(tg, ranked, metric, prev, ids);
-                    record_preemptions(&mut alloc, &victims, pctx, preempted_jobs);
-                    pctx.place(alloc);
-                    placed_any.insert(tg.name.clone());
-                }
-                None if metric.nodes_filtered > 0 => {
-                    merge_filtered(filtered.entry(tg.name.clone()).or_default(), &metric)
-                }
-                None => {
-                    *queued.entry(tg.name.clone()).or_default() += 1;
-                    match failed.get_mut(&tg.name) {
-                        Some(m) => {
-                            m.coalesced_failures += 1;
-                            exhaust_resources(m, tg);
-                        }
-                        None => {
-                            exhaust_resources(&mut metric, tg);
-                            failed.insert(tg.name.clone(), metric);
-                        }
-                    }
-                    // A replacement that cannot be placed must not stop the old version.
-                    if let Some(prev) = prev {
-                        pctx.unstop(prev);
-                    }
-                }
-            }
-        };
 
-        // Old allocs past the limit keep running; a later eval replaces them.
-        let mut budget: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut rolling_after: Option<i64> = None;
-        for prev in destructive {
-            let (Some(node), Some(tg)) = (
-                eligible.iter().find(|n| n.id == prev.node_id),
-                job.lookup_task_group(&prev.task_group),
-            ) else {
+        for (node, tg) in missing {
+            tallies.entry(tg.name.clone()).or_default().candidates += 1;
+            let previous_terminal = allocs
+                .iter()
+                .filter(|a| a.terminal() && a.node_id == node.id && a.task_group == tg.name)
+                .max_by_key(|a| (a.create_index, a.create_time))
+                .map(|a| a.as_ref());
+            let placed = placer.place(PlaceRequest {
+                node,
+                tg,
+                replaces: None,
+                previous_terminal,
+                deployment_id: &deployment_id,
+                canary: false,
+            });
+            if placed.is_none() {
+                tallies.entry(tg.name.clone()).or_default().candidates -= 1;
+            }
+        }
+
+        for tg in &job.task_groups {
+            let Some(updates) = destructive.get(tg.name.as_str()) else {
                 continue;
             };
-            let left = budget
-                .entry(tg.name.as_str())
-                .or_insert_with(|| update_limit(job, tg));
-            if *left == 0 {
-                let wait = stagger(job, tg);
-                rolling_after = Some(rolling_after.map_or(wait, |w| w.min(wait)));
-                continue;
+            let group_kept = kept.get(tg.name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            let tally = tallies.entry(tg.name.clone()).or_default();
+            // Old allocs past the limit keep running; a later eval replaces them.
+            let mut limit = deploy.limit(job, tg, group_kept);
+            let mut canaries = None;
+            if deploy.canarying(job, tg, updates.len()) {
+                let current = deploy.group_state(&tg.name).map(|_| deploy.id());
+                let existing: Vec<String> = group_kept
+                    .iter()
+                    .filter(|a| a.is_canary() && current.as_deref() == Some(&a.deployment_id))
+                    .map(|a| a.id.clone())
+                    .collect();
+                let required = system_strategy(job, tg)
+                    .map_or(0, |u| required_canaries(u, updates.len(), existing.len()));
+                tally.canarying = true;
+                tally.required_canaries = required as i64;
+                // Canaries do not use up max_parallel, but none go while it is used up.
+                let budget = if limit > 0 {
+                    required.saturating_sub(existing.len())
+                } else {
+                    0
+                };
+                tally.canary_ids = existing;
+                canaries = Some(budget);
             }
-            *left -= 1;
-            place(node, tg, Some(prev));
-        }
-        for node in &eligible {
-            for tg in &job.task_groups {
-                if tg.count == 0 || covered.contains(&(node.id.clone(), tg.name.clone())) {
+            let node_of = |a: &Allocation| eligible.iter().find(|n| n.id == a.node_id);
+            for prev in updates {
+                let Some(node) = node_of(prev) else {
+                    tally.candidates -= 1;
+                    continue;
+                };
+                let budget = canaries.as_mut().unwrap_or(&mut limit);
+                if *budget == 0 {
+                    if canaries.is_some() {
+                        break;
+                    }
                     continue;
                 }
-                place(node, tg, None);
+                *budget -= 1;
+                let placed = placer.place(PlaceRequest {
+                    node,
+                    tg,
+                    replaces: Some(prev),
+                    previous_terminal: None,
+                    deployment_id: &deployment_id,
+                    canary: canaries.is_some(),
+                });
+                match placed {
+                    Some(id) if canaries.is_some() => tally.canary_ids.push(id),
+                    Some(_) => {}
+                    None => {
+                        tally.candidates -= 1;
+                        // A canary that could not go is tried on the next node.
+                        if let Some(b) = canaries.as_mut() {
+                            *b += 1;
+                        }
+                    }
+                }
             }
         }
+
         // A group filtered out on every node, with nothing running anywhere, is reported as
         // failed with the merged filter metrics (Nomad's filteredMetrics).
-        for (tg, metric) in filtered {
+        for (tg, metric) in std::mem::take(&mut placer.filtered) {
             let has_existing = covered.iter().any(|(_, g)| *g == tg);
-            if !placed_any.contains(&tg) && !has_existing && !failed.contains_key(&tg) {
-                failed.insert(tg, metric);
+            if !placer.placed_any.contains(&tg) && !has_existing && !placer.failed.contains_key(&tg)
+            {
+                placer.failed.insert(tg, metric);
             }
         }
-        rolling_after
+        tallies
     }
 
     fn decide<'a>(
@@ -421,7 +419,7 @@ impl SystemRun<'_> {
         if node.drain || node.drain_strategy.is_some() {
             // The drainer moves system allocs last (or never, with -ignore-system) by marking
             // them; until then they stay.
-            return Decision::Keep;
+            return Decision::Keep(a);
         }
         if !in_scope(&node) {
             return Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None);
@@ -431,7 +429,7 @@ impl SystemRun<'_> {
             return if changed {
                 Decision::Stop(a, STATUS_ALLOC_NOT_NEEDED, None)
             } else {
-                Decision::Keep
+                Decision::Keep(a)
             };
         }
         if !node_meets_static(&node, job, tg) {
@@ -440,56 +438,20 @@ impl SystemRun<'_> {
         if changed {
             return Decision::Replace(a);
         }
-        Decision::Keep
+        Decision::Keep(a)
     }
+}
 
-    fn new_alloc(
-        &self,
-        tg: &TaskGroup,
-        ranked: RankedNode,
-        metric: AllocMetric,
-        prev: Option<&Allocation>,
-        ids: &mut StdRng,
-    ) -> Allocation {
-        let job = self.job;
-        let (networks, ports) = ranked
-            .ports
-            .map(|o| (o.networks, o.ports))
-            .unwrap_or_default();
-        let resources = AllocatedResources {
-            shared: AllocatedSharedResources {
-                disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
-                networks,
-                ports,
-            },
-            task_lifecycles: tg
-                .tasks
-                .iter()
-                .map(|t| (t.name.clone(), t.lifecycle.clone()))
-                .collect(),
-            tasks: Arc::unwrap_or_clone(ranked.tasks),
-        };
-        Allocation {
-            id: seeded_uuid(ids),
-            namespace: job.namespace.clone(),
-            eval_id: self.eval.id.clone(),
-            // System allocs all carry index 0, as Nomad names them.
-            name: format!("{}.{}[0]", job.id, tg.name),
-            job_id: job.id.clone(),
-            job: Some(job.clone()),
-            task_group: tg.name.clone(),
-            metrics: Some(Arc::new(metric)),
-            node_id: ranked.node.id.clone(),
-            node_name: ranked.node.name.clone(),
-            allocated_resources: Some(resources),
-            desired_status: ALLOC_DESIRED_RUN.to_string(),
-            client_status: ALLOC_CLIENT_PENDING.to_string(),
-            previous_allocation: prev.map(|p| p.id.clone()).unwrap_or_default(),
-            create_time: self.ctx.now,
-            modify_time: self.ctx.now,
-            ..Default::default()
-        }
-    }
+/// Whether the node ran this job version already (a live alloc of any group, or a finished
+/// one of this group): placing there again is no rollout.
+fn ran_version(allocs: &[Arc<Allocation>], job: &Job, node_id: &str, tg: &TaskGroup) -> bool {
+    allocs.iter().any(|a| {
+        a.node_id == node_id
+            && (!a.terminal() || a.task_group == tg.name)
+            && a.job.as_ref().is_some_and(|j| {
+                j.id == job.id && j.version == job.version && j.create_index == job.create_index
+            })
+    })
 }
 
 /// The node-only checks (constraints and drivers) that decide whether a running alloc still
@@ -505,25 +467,6 @@ fn node_meets_static(node: &Node, job: &Job, tg: &TaskGroup) -> bool {
             .all(|c| meets_constraint(c, node))
 }
 
-/// Sums the filter counts of several single-node runs (Nomad's `mergeNodeFiltered`).
-fn merge_filtered(acc: &mut AllocMetric, m: &AllocMetric) {
-    acc.nodes_evaluated += m.nodes_evaluated;
-    acc.nodes_filtered += m.nodes_filtered;
-    acc.nodes_available = m.nodes_available.clone();
-    acc.nodes_in_pool = m.nodes_in_pool;
-    acc.node_pool = m.node_pool.clone();
-    for (src, dst) in [
-        (&m.class_filtered, &mut acc.class_filtered),
-        (&m.constraint_filtered, &mut acc.constraint_filtered),
-    ] {
-        for (k, v) in src.iter().flatten() {
-            *dst.get_or_insert_with(BTreeMap::new)
-                .entry(k.clone())
-                .or_default() += v;
-        }
-    }
-}
-
 /// 64-bit FNV-1a, a stable hash for seeding (same as the generic scheduler's).
 fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -531,7 +474,7 @@ fn fnv1a(s: &str) -> u64 {
     })
 }
 
-fn seeded_uuid(rng: &mut StdRng) -> String {
+pub(super) fn seeded_uuid(rng: &mut StdRng) -> String {
     let mut bytes = [0u8; 16];
     rng.fill_bytes(&mut bytes);
     uuid::Builder::from_random_bytes(bytes)

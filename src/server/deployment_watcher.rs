@@ -2,7 +2,9 @@
 //! them on unhealthy allocs or a missed progress deadline (auto-reverting to the last stable
 //! version when asked), auto-promotes healthy canaries, and creates evals so the scheduler
 //! keeps rolling. The scheduler itself marks a deployment successful once every group is
-//! healthy.
+//! healthy. System job deployments (Nomad >= 1.11) are watched the same way: their health
+//! evals are what lets the system scheduler replace the next `max_parallel` nodes, and their
+//! canaries (a percentage of the nodes) are promoted like service canaries.
 //!
 //! Health follows Nomad's `task_states` check: an alloc is healthy once every task has been
 //! running for `min_healthy_time`, unhealthy if a task failed, the alloc stopped, or it was

@@ -227,3 +227,138 @@ async fn a_node_moved_to_another_pool_loses_the_system_job_of_its_old_pool() {
     })
     .await;
 }
+
+/// A system job whose rollout the operator judges (`health_check = "manual"`), one node at a
+/// time; `version` goes into the task's env, so each new one is a destructive change.
+fn rolling_system_job(version: &str) -> Job {
+    let mut j = system_job("default", "roll");
+    let tg = &mut j.task_groups[0];
+    tg.update = Some(UpdateStrategy {
+        max_parallel: 1,
+        health_check: "manual".to_string(),
+        stagger: 30 * SECOND,
+        healthy_deadline: 300 * SECOND,
+        ..Default::default()
+    });
+    tg.tasks[0].env = Some(BTreeMap::from([("V".to_string(), version.to_string())]));
+    j
+}
+
+async fn register(server: &Server, job: Job) {
+    job::register(
+        server,
+        JobRegisterRequest {
+            job: Some(job),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("register job");
+}
+
+/// The job's latest deployment once it is of `version` and `pred` holds, with every eval of
+/// the job finished (so nothing else is about to move).
+async fn settled_deployment(
+    server: &Server,
+    version: u64,
+    what: &str,
+    pred: impl Fn(&Deployment) -> bool,
+) -> Deployment {
+    wait(what, || {
+        let snap = server.state().snapshot();
+        let d = snap.latest_deployment("default", "roll")?;
+        let idle = snap
+            .evals_for_job("default", "roll")
+            .iter()
+            .all(|e| e.status != EVAL_STATUS_PENDING);
+        (idle && d.job_version == version && pred(&d)).then(|| (*d).clone())
+    })
+    .await
+}
+
+fn at_version(server: &Server, version: u64) -> Vec<std::sync::Arc<Allocation>> {
+    live(server, "roll")
+        .into_iter()
+        .filter(|a| a.job.as_ref().is_some_and(|j| j.version == version))
+        .collect()
+}
+
+async fn mark_healthy(server: &Server, d: &Deployment, allocs: &[std::sync::Arc<Allocation>]) {
+    let ids = allocs.iter().map(|a| a.id.clone()).collect();
+    super::endpoints::deployment::set_alloc_health(
+        server,
+        &d.id,
+        ids,
+        Vec::new(),
+        DESC_FAILED_ALLOCATIONS,
+    )
+    .await
+    .expect("set alloc health");
+}
+
+#[tokio::test]
+async fn system_update_rolls_one_node_per_healthy_batch_then_succeeds_and_stop_cancels() {
+    let server = two_worker_server().await;
+    let rpc = server.rpc();
+    for id in ["n1", "n2", "n3"] {
+        rpc.node_register(node(id, 1000, 1000))
+            .await
+            .expect("register node");
+    }
+    register(&server, rolling_system_job("0")).await;
+    let d0 = settled_deployment(&server, 0, "first deployment placed", |d| {
+        d.task_groups["g"].placed_allocs == 3
+    })
+    .await;
+    assert_eq!(d0.task_groups["g"].desired_total, 3);
+    mark_healthy(&server, &d0, &live(&server, "roll")).await;
+    settled_deployment(&server, 0, "first deployment successful", |d| {
+        d.status == DEPLOYMENT_STATUS_SUCCESSFUL
+    })
+    .await;
+
+    register(&server, rolling_system_job("1")).await;
+    for batch in 1..=3usize {
+        let d = settled_deployment(&server, 1, "a batch placed", |d| {
+            d.task_groups["g"].placed_allocs == batch as i64
+        })
+        .await;
+        assert_eq!(d.status, DEPLOYMENT_STATUS_RUNNING);
+        assert_eq!(d.task_groups["g"].desired_total, 3);
+        let new = at_version(&server, 1);
+        assert_eq!(new.len(), batch, "one node per healthy batch");
+        assert_eq!(at_version(&server, 0).len(), 3 - batch);
+        assert!(new.iter().all(|a| a.deployment_id == d.id));
+        let unjudged: Vec<_> = new
+            .into_iter()
+            .filter(|a| a.deployment_healthy().is_none())
+            .collect();
+        mark_healthy(&server, &d, &unjudged).await;
+    }
+    let d1 = settled_deployment(&server, 1, "second deployment successful", |d| {
+        d.status == DEPLOYMENT_STATUS_SUCCESSFUL
+    })
+    .await;
+    assert_eq!(d1.status_description, DESC_SUCCESSFUL);
+    assert_eq!(d1.task_groups["g"].healthy_allocs, 3);
+
+    // A newer version's deployment is cancelled when the job stops mid-rollout.
+    register(&server, rolling_system_job("2")).await;
+    let d2 = settled_deployment(&server, 2, "third deployment running", |d| {
+        d.task_groups["g"].placed_allocs == 1
+    })
+    .await;
+    let mut stopped = rolling_system_job("2");
+    stopped.stop = true;
+    register(&server, stopped).await;
+    let cancelled = wait("deployment cancelled", || {
+        let d = server.state().snapshot().deployment_by_id(&d2.id)?;
+        (d.status == DEPLOYMENT_STATUS_CANCELLED).then_some(d)
+    })
+    .await;
+    assert_eq!(cancelled.status_description, DESC_STOPPED_JOB);
+    wait("every alloc stopped", || {
+        live(&server, "roll").is_empty().then_some(())
+    })
+    .await;
+}

@@ -6,13 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 
 use crate::api::{
-    AllocDeploymentStatus, AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation,
-    Evaluation, Job, Plan, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN, EVAL_STATUS_BLOCKED,
-    EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
-    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Plan,
+    TaskGroup, EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH,
+    JOB_TYPE_SERVICE, NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
 };
 
 use super::feasible::{
@@ -25,9 +24,10 @@ use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
 use super::reconcile::{
     next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
 };
+use super::reconcile_deploy::join_deployment;
 use super::stack::Stack;
 use super::update::tasks_updated;
-use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
+use super::{fnv1a, seeded_uuid, SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
 /// Nomad's description on a blocked eval created for failed placements.
 pub const DESC_BLOCKED_EVAL_FAILED_PLACEMENTS: &str = "created to place remaining allocations";
@@ -226,17 +226,7 @@ pub fn process_eval(
                         let mut alloc =
                             new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
                         record_preemptions(&mut alloc, &victims, &mut pctx, &mut preempted_jobs);
-                        alloc.deployment_id = recon.deployment_id.clone();
-                        if p.canary {
-                            alloc.deployment_status = Some(
-                                AllocDeploymentStatus {
-                                    canary: true,
-                                    timestamp: crate::api::ZERO_TIME.to_string(),
-                                    ..Default::default()
-                                }
-                                .to_value(),
-                            );
-                        }
+                        join_deployment(&mut alloc, &recon.deployment_id, p.canary);
                         pctx.place(alloc);
                     }
                     None => {
@@ -537,22 +527,6 @@ fn reschedule_penalty_nodes(prev: &Allocation) -> BTreeSet<String> {
     out
 }
 
-/// 64-bit FNV-1a, a stable hash for seeding (std's hasher may change between releases).
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// A v4-format UUID from the seeded RNG, so plans are reproducible.
-fn seeded_uuid(rng: &mut StdRng) -> String {
-    let mut bytes = [0u8; 16];
-    rng.fill_bytes(&mut bytes);
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .to_string()
-}
-
 #[allow(clippy::too_many_arguments)]
 fn new_alloc(
     eval: &Evaluation,
@@ -564,40 +538,11 @@ fn new_alloc(
     ids: &mut StdRng,
     now: i64,
 ) -> Allocation {
-    let (networks, ports) = ranked
-        .ports
-        .map(|o| (o.networks, o.ports))
-        .unwrap_or_default();
-    let resources = AllocatedResources {
-        shared: AllocatedSharedResources {
-            disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
-            networks,
-            ports,
-        },
-        task_lifecycles: tg
-            .tasks
-            .iter()
-            .map(|t| (t.name.clone(), t.lifecycle.clone()))
-            .collect(),
-        tasks: Arc::unwrap_or_clone(ranked.tasks),
-    };
     let mut alloc = Allocation {
         id: seeded_uuid(ids),
-        namespace: job.namespace.clone(),
         eval_id: eval.id.clone(),
         name: p.name.clone(),
-        job_id: job.id.clone(),
-        job: Some(job.clone()),
-        task_group: tg.name.clone(),
-        metrics: Some(Arc::new(metric)),
-        node_id: ranked.node.id.clone(),
-        node_name: ranked.node.name.clone(),
-        allocated_resources: Some(resources),
-        desired_status: ALLOC_DESIRED_RUN.to_string(),
-        client_status: ALLOC_CLIENT_PENDING.to_string(),
-        create_time: now,
-        modify_time: now,
-        ..Default::default()
+        ..ranked.into_alloc(job, tg, metric, now)
     };
     if let Some(prev) = &p.previous {
         alloc.previous_allocation = prev.id.clone();

@@ -154,3 +154,20 @@ pub struct SchedulerResult {
     /// has passed; the worker creates them with the eval update.
     pub followup_evals: Vec<Evaluation>,
 }
+
+/// 64-bit FNV-1a, a stable hash for seeding (std's hasher may change between releases).
+pub(crate) fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A v4-format UUID from the seeded RNG, so plans are reproducible.
+pub(crate) fn seeded_uuid(rng: &mut rand::rngs::StdRng) -> String {
+    use rand::RngCore as _;
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 
 use crate::api::{
-    AllocMetric, AllocatedCpuResources, AllocatedMemoryResources, AllocatedTaskResources,
-    Allocation, Job, Node, NodeScoreMeta, SchedulerConfiguration, TaskGroup,
+    AllocMetric, AllocatedCpuResources, AllocatedMemoryResources, AllocatedResources,
+    AllocatedSharedResources, AllocatedTaskResources, Allocation, Job, Node, NodeScoreMeta,
+    SchedulerConfiguration, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN,
 };
 
 use super::feasible::{affinity_score, Affinity};
@@ -143,6 +144,49 @@ impl RankedNode {
     /// Nomad's `NodeScoreMeta` for this option.
     pub fn score_meta(&self) -> NodeScoreMeta {
         self.scores.meta(&self.node.id)
+    }
+
+    /// A pending alloc of `tg` on this option, holding what it was granted here (the group's
+    /// disk, the offered networks and ports, each task's resources); the caller names it.
+    pub fn into_alloc(
+        self,
+        job: &Arc<Job>,
+        tg: &TaskGroup,
+        metric: AllocMetric,
+        now: i64,
+    ) -> Allocation {
+        let (networks, ports) = self
+            .ports
+            .map(|o| (o.networks, o.ports))
+            .unwrap_or_default();
+        let resources = AllocatedResources {
+            shared: AllocatedSharedResources {
+                disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
+                networks,
+                ports,
+            },
+            task_lifecycles: tg
+                .tasks
+                .iter()
+                .map(|t| (t.name.clone(), t.lifecycle.clone()))
+                .collect(),
+            tasks: Arc::unwrap_or_clone(self.tasks),
+        };
+        Allocation {
+            namespace: job.namespace.clone(),
+            job_id: job.id.clone(),
+            job: Some(job.clone()),
+            task_group: tg.name.clone(),
+            metrics: Some(Arc::new(metric)),
+            node_id: self.node.id.clone(),
+            node_name: self.node.name.clone(),
+            allocated_resources: Some(resources),
+            desired_status: ALLOC_DESIRED_RUN.to_string(),
+            client_status: ALLOC_CLIENT_PENDING.to_string(),
+            create_time: now,
+            modify_time: now,
+            ..Default::default()
+        }
     }
 }
 

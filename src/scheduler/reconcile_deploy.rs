@@ -154,3 +154,19 @@ pub fn running_description(d: &Deployment) -> &'static str {
 #[cfg(test)]
 #[path = "reconcile_deploy_tests.rs"]
 mod tests;
+
+/// Puts a placed alloc into the deployment `deployment_id`, as a canary when `canary` (its
+/// health is then judged before the rest of the group rolls).
+pub(super) fn join_deployment(alloc: &mut Allocation, deployment_id: &str, canary: bool) {
+    alloc.deployment_id = deployment_id.to_string();
+    if canary {
+        alloc.deployment_status = Some(
+            crate::api::AllocDeploymentStatus {
+                canary: true,
+                timestamp: crate::api::ZERO_TIME.to_string(),
+                ..Default::default()
+            }
+            .to_value(),
+        );
+    }
+}

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 
 use crate::api::{
     AllocMetric, Allocation, Evaluation, Job, Node, Plan, TaskGroup, ALLOC_CLIENT_COMPLETE,
@@ -47,6 +47,7 @@ use super::reconcile::{
 };
 use super::system_deploy::{required_canaries, system_strategy, GroupTally, SystemDeploy};
 use super::system_place::{PlaceRequest, Placer};
+use super::{fnv1a, seeded_uuid};
 use super::{SchedulerContext, SchedulerError, SchedulerResult, StateView};
 
 /// Nomad's stop description for an alloc whose node no longer meets the job's constraints.
@@ -465,21 +466,6 @@ fn node_meets_static(node: &Node, job: &Job, tg: &TaskGroup) -> bool {
         && group_constraints(tg)
             .into_iter()
             .all(|c| meets_constraint(c, node))
-}
-
-/// 64-bit FNV-1a, a stable hash for seeding (same as the generic scheduler's).
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-pub(super) fn seeded_uuid(rng: &mut StdRng) -> String {
-    let mut bytes = [0u8; 16];
-    rng.fill_bytes(&mut bytes);
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .to_string()
 }
 
 #[cfg(test)]

@@ -9,10 +9,7 @@ use std::sync::Arc;
 
 use rand::rngs::StdRng;
 
-use crate::api::{
-    AllocDeploymentStatus, AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation,
-    Evaluation, Job, Node, TaskGroup, ALLOC_CLIENT_PENDING, ALLOC_DESIRED_RUN,
-};
+use crate::api::{AllocMetric, Allocation, Evaluation, Job, Node, TaskGroup};
 
 use super::generic::{exhaust_resources, record_preemptions};
 use super::host_volumes;
@@ -21,6 +18,7 @@ use super::plan_ctx::PlanCtx;
 use super::propertyset::DistinctProperties;
 use super::ranking::{rank, RankedNode, SelectOptions};
 use super::reconcile::STATUS_ALLOC_UPDATING;
+use super::reconcile_deploy::join_deployment;
 use super::StateView;
 
 /// One placement asked of the placer.
@@ -93,17 +91,7 @@ impl Placer<'_, '_> {
                 let victims = std::mem::take(&mut ranked.preempted);
                 let prev = req.replaces.or(req.previous_terminal);
                 let mut alloc = self.new_alloc(tg, ranked, metric, prev);
-                alloc.deployment_id = req.deployment_id.to_string();
-                if req.canary {
-                    alloc.deployment_status = Some(
-                        AllocDeploymentStatus {
-                            canary: true,
-                            timestamp: crate::api::ZERO_TIME.to_string(),
-                            ..Default::default()
-                        }
-                        .to_value(),
-                    );
-                }
+                join_deployment(&mut alloc, req.deployment_id, req.canary);
                 record_preemptions(&mut alloc, &victims, self.pctx, self.preempted_jobs);
                 let id = alloc.id.clone();
                 self.pctx.place(alloc);
@@ -161,43 +149,13 @@ impl Placer<'_, '_> {
         metric: AllocMetric,
         prev: Option<&Allocation>,
     ) -> Allocation {
-        let job = self.job;
-        let (networks, ports) = ranked
-            .ports
-            .map(|o| (o.networks, o.ports))
-            .unwrap_or_default();
-        let resources = AllocatedResources {
-            shared: AllocatedSharedResources {
-                disk_mb: tg.ephemeral_disk.as_ref().map(|d| d.size_mb).unwrap_or(0),
-                networks,
-                ports,
-            },
-            task_lifecycles: tg
-                .tasks
-                .iter()
-                .map(|t| (t.name.clone(), t.lifecycle.clone()))
-                .collect(),
-            tasks: Arc::unwrap_or_clone(ranked.tasks),
-        };
         Allocation {
-            id: super::system::seeded_uuid(self.ids),
-            namespace: job.namespace.clone(),
+            id: super::seeded_uuid(self.ids),
             eval_id: self.eval.id.clone(),
             // System allocs all carry index 0, as Nomad names them.
-            name: format!("{}.{}[0]", job.id, tg.name),
-            job_id: job.id.clone(),
-            job: Some(job.clone()),
-            task_group: tg.name.clone(),
-            metrics: Some(Arc::new(metric)),
-            node_id: ranked.node.id.clone(),
-            node_name: ranked.node.name.clone(),
-            allocated_resources: Some(resources),
-            desired_status: ALLOC_DESIRED_RUN.to_string(),
-            client_status: ALLOC_CLIENT_PENDING.to_string(),
+            name: format!("{}.{}[0]", self.job.id, tg.name),
             previous_allocation: prev.map(|p| p.id.clone()).unwrap_or_default(),
-            create_time: self.now,
-            modify_time: self.now,
-            ..Default::default()
+            ..ranked.into_alloc(self.job, tg, metric, self.now)
         }
     }
 }

@@ -58,6 +58,29 @@ impl Driver for EventingDriver {
     }
 }
 
+/// Alloc "alloc1" of job "j" (named `job_name`, of type `job_type`) whose group "g" runs
+/// just `task`.
+pub(super) fn one_task_alloc(task: &Task, job_name: &str, job_type: &str) -> Allocation {
+    let job = Job {
+        id: "j".into(),
+        name: job_name.into(),
+        r#type: job_type.into(),
+        task_groups: vec![TaskGroup {
+            name: "g".into(),
+            tasks: vec![task.clone()],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    Allocation {
+        id: "alloc1".into(),
+        namespace: "default".into(),
+        task_group: "g".into(),
+        job: Some(Arc::new(job)),
+        ..Default::default()
+    }
+}
+
 struct Run {
     handle: TaskRunnerHandle,
     changed: Arc<Notify>,
@@ -69,24 +92,7 @@ fn spawn(task: Task, driver: Arc<dyn Driver>) -> Run {
     let tmp = tempfile::tempdir().expect("tempdir");
     let alloc_dir = AllocDir::new(tmp.path().join("alloc1"));
     alloc_dir.build().expect("alloc dir");
-    let job = Job {
-        id: "j".into(),
-        name: "web-job".into(),
-        r#type: "batch".into(),
-        task_groups: vec![TaskGroup {
-            name: "g".into(),
-            tasks: vec![task.clone()],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
-    let alloc = Allocation {
-        id: "alloc1".into(),
-        namespace: "default".into(),
-        task_group: "g".into(),
-        job: Some(Arc::new(job)),
-        ..Default::default()
-    };
+    let alloc = one_task_alloc(&task, "web-job", "batch");
     let changed = Arc::new(Notify::new());
     let handle = TaskRunner::spawn(TaskRunnerParams {
         alloc: Arc::new(alloc),
@@ -111,22 +117,35 @@ fn spawn(task: Task, driver: Arc<dyn Driver>) -> Run {
     }
 }
 
+/// The task's state once `cond` holds for it, re-checked on every change; panics naming
+/// `what` after `limit`.
+pub(super) async fn task_state_until(
+    handle: &TaskRunnerHandle,
+    changed: &Notify,
+    limit: Duration,
+    what: &str,
+    cond: impl Fn(&TaskState) -> bool,
+) -> TaskState {
+    let r = tokio::time::timeout(limit, async {
+        loop {
+            let s = handle.state();
+            if cond(&s) {
+                return s;
+            }
+            tokio::select! {
+                _ = changed.notified() => {}
+                _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+            }
+        }
+    })
+    .await;
+    r.unwrap_or_else(|_| panic!("never: {what}; state {:#?}", handle.state()))
+}
+
 impl Run {
     async fn until(&self, what: &str, cond: impl Fn(&TaskState) -> bool) -> TaskState {
-        let r = tokio::time::timeout(Duration::from_secs(30), async {
-            loop {
-                let s = self.handle.state();
-                if cond(&s) {
-                    return s;
-                }
-                tokio::select! {
-                    _ = self.changed.notified() => {}
-                    _ = tokio::time::sleep(Duration::from_millis(50)) => {}
-                }
-            }
-        })
-        .await;
-        r.unwrap_or_else(|_| panic!("never: {what}; state {:#?}", self.handle.state()))
+        let limit = Duration::from_secs(30);
+        task_state_until(&self.handle, &self.changed, limit, what, cond).await
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::sync::{watch, Notify};
 
 use super::*;
-use crate::api::{Allocation, ChangeScript, Job, Node, Task, TaskGroup, TaskState, WaitConfig};
+use crate::api::{ChangeScript, Node, Task, TaskState, WaitConfig};
 use crate::client::alloc_dir::AllocDir;
 use crate::client::task_runner::{TaskRunner, TaskRunnerHandle, TaskRunnerParams};
 use crate::drivers::{DriverConfig, DriverRegistry};
@@ -126,24 +126,7 @@ fn spawn_with(
         templates: Some(serde_json::to_value(&templates).expect("templates")),
         ..Default::default()
     };
-    let job = Job {
-        id: "j".into(),
-        name: "j".into(),
-        r#type: "service".into(),
-        task_groups: vec![TaskGroup {
-            name: "g".into(),
-            tasks: vec![task.clone()],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
-    let alloc = Allocation {
-        id: "alloc1".into(),
-        namespace: "default".into(),
-        task_group: "g".into(),
-        job: Some(Arc::new(job)),
-        ..Default::default()
-    };
+    let alloc = super::super::runner_tests::one_task_alloc(&task, "j", "service");
     let changed = Arc::new(Notify::new());
     let handle = TaskRunner::spawn(TaskRunnerParams {
         alloc: Arc::new(alloc),
@@ -170,20 +153,9 @@ fn spawn_with(
 
 impl Run {
     async fn until(&self, what: &str, cond: impl Fn(&TaskState) -> bool) -> TaskState {
-        let r = tokio::time::timeout(Duration::from_secs(60), async {
-            loop {
-                let s = self.handle.state();
-                if cond(&s) {
-                    return s;
-                }
-                tokio::select! {
-                    _ = self.changed.notified() => {}
-                    _ = tokio::time::sleep(Duration::from_millis(50)) => {}
-                }
-            }
-        })
-        .await;
-        r.unwrap_or_else(|_| panic!("never: {what}; state {:#?}", self.handle.state()))
+        let limit = Duration::from_secs(60);
+        super::super::runner_tests::task_state_until(&self.handle, &self.changed, limit, what, cond)
+            .await
     }
 
     fn read(&self, rel: &str) -> String {

@@ -362,3 +362,45 @@ async fn system_update_rolls_one_node_per_healthy_batch_then_succeeds_and_stop_c
     })
     .await;
 }
+
+/// A failed system alloc is not replaced in a loop: system jobs have no reschedule policy, so
+/// the failure creates no retry eval (Nomad's `RescheduleEligible` is false without one); the
+/// node gets the job again when the job or the node changes.
+#[tokio::test]
+async fn a_failed_system_alloc_gets_no_retry_eval() {
+    let server = two_worker_server().await;
+    let rpc = server.rpc();
+    rpc.node_register(node("n1", 1000, 1000))
+        .await
+        .expect("register node");
+    job::register(
+        &server,
+        JobRegisterRequest {
+            job: Some(system_job("default", "sys")),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("register job");
+    let placed = wait("placed on n1", || live(&server, "sys").into_iter().next()).await;
+    let evals_before = server
+        .state()
+        .snapshot()
+        .evals_for_job("default", "sys")
+        .len();
+    let mut failed = (*placed).clone();
+    failed.client_status = ALLOC_CLIENT_FAILED.to_string();
+    rpc.node_update_alloc("n1", vec![failed])
+        .await
+        .expect("update alloc");
+    wait("the alloc is failed", || {
+        let snap = server.state().snapshot();
+        (snap.alloc_by_id(&placed.id)?.client_status == ALLOC_CLIENT_FAILED).then_some(())
+    })
+    .await;
+    // A retry eval would have been written with the alloc update itself, so the state that
+    // shows the failure shows any eval it caused; without one no scheduler pass runs.
+    let snap = server.state().snapshot();
+    assert_eq!(snap.evals_for_job("default", "sys").len(), evals_before);
+    assert!(live(&server, "sys").is_empty(), "no replacement alloc");
+}

@@ -237,7 +237,9 @@ pub async fn update_alloc(
         let became_terminal = !existing.client_terminal() && u.client_terminal();
         freed |= became_terminal;
         // A failed alloc the server still wants running needs a replacement: Nomad creates a
-        // retry-failed-alloc eval for it.
+        // retry-failed-alloc eval for it when its group has a reschedule policy, which system
+        // and sysbatch jobs have not (their failed allocs stay failed until the job or the
+        // node changes, rather than being replaced in a loop).
         if u.client_status == ALLOC_CLIENT_FAILED
             && existing.client_status != ALLOC_CLIENT_FAILED
             && !existing.server_terminal()
@@ -245,7 +247,12 @@ pub async fn update_alloc(
                 .iter()
                 .any(|e| e.job_id == existing.job_id && e.namespace == existing.namespace)
         {
-            if let Some(job) = snap.job_by_id(&existing.namespace, &existing.job_id) {
+            let reschedulable =
+                |j: &Job| j.r#type == JOB_TYPE_SERVICE || j.r#type == JOB_TYPE_BATCH;
+            if let Some(job) = snap
+                .job_by_id(&existing.namespace, &existing.job_id)
+                .filter(|j| reschedulable(j))
+            {
                 evals.push(Evaluation {
                     id: generate_id(),
                     namespace: existing.namespace.clone(),

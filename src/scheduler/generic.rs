@@ -10,8 +10,8 @@ use rand::SeedableRng;
 
 use crate::api::{
     AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Plan,
-    TaskGroup, EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, EVAL_STATUS_FAILED, JOB_TYPE_BATCH,
-    JOB_TYPE_SERVICE, NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+    TaskGroup, EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
+    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
 };
 
 use super::feasible::{
@@ -70,22 +70,7 @@ pub fn process_eval(
     out_eval.snapshot_index = state.index();
     out_eval.modify_time = ctx.now;
     if !KNOWN_TRIGGERS.contains(&eval.triggered_by.as_str()) {
-        out_eval.status = EVAL_STATUS_FAILED.to_string();
-        out_eval.status_description = format!(
-            "scheduler cannot handle '{}' evaluation reason",
-            eval.triggered_by
-        );
-        return Ok(SchedulerResult {
-            plan: Plan {
-                eval_id: eval.id.clone(),
-                priority: eval.priority,
-                snapshot_index: state.index(),
-                ..Default::default()
-            },
-            eval: out_eval,
-            blocked_eval: None,
-            followup_evals: Vec::new(),
-        });
+        return Ok(super::cannot_handle(eval, out_eval, state.index()));
     }
 
     let job = state.job(&eval.namespace, &eval.job_id);

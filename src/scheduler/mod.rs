@@ -171,3 +171,28 @@ pub(crate) fn seeded_uuid(rng: &mut rand::rngs::StdRng) -> String {
         .into_uuid()
         .to_string()
 }
+
+/// The outcome of an eval whose trigger the scheduler does not handle: failed, with Nomad's
+/// description, and an empty plan.
+pub(crate) fn cannot_handle(
+    eval: &Evaluation,
+    mut out_eval: Evaluation,
+    index: u64,
+) -> SchedulerResult {
+    out_eval.status = crate::api::EVAL_STATUS_FAILED.to_string();
+    out_eval.status_description = format!(
+        "scheduler cannot handle '{}' evaluation reason",
+        eval.triggered_by
+    );
+    SchedulerResult {
+        plan: Plan {
+            eval_id: eval.id.clone(),
+            priority: eval.priority,
+            snapshot_index: index,
+            ..Default::default()
+        },
+        eval: out_eval,
+        blocked_eval: None,
+        followup_evals: Vec::new(),
+    }
+}

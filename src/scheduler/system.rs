@@ -58,6 +58,23 @@ pub fn is_system_type(job_type: &str) -> bool {
     job_type == JOB_TYPE_SYSTEM || job_type == JOB_TYPE_SYSBATCH
 }
 
+/// The eval triggers the system scheduler handles (Nomad's `SystemScheduler.canHandle`);
+/// any other fails the eval.
+const SYSTEM_TRIGGERS: &[&str] = &[
+    "job-register",
+    "node-update",
+    "failed-follow-up",
+    "job-deregister",
+    "rolling-update",
+    "preemption",
+    "deployment-watcher",
+    "node-drain",
+    "alloc-stop",
+    "queued-allocs",
+    "job-scaling",
+    "reconnect",
+];
+
 /// Runs the system (or sysbatch) scheduler for one eval against one snapshot. Pure: the same
 /// inputs give the same plan.
 pub fn process_system_eval(
@@ -74,6 +91,9 @@ pub fn process_system_eval(
     let mut out_eval = eval.clone();
     out_eval.snapshot_index = state.index();
     out_eval.modify_time = ctx.now;
+    if !SYSTEM_TRIGGERS.contains(&eval.triggered_by.as_str()) {
+        return Ok(super::cannot_handle(eval, out_eval, state.index()));
+    }
 
     let job = state.job(&eval.namespace, &eval.job_id);
     let live_job = job.as_ref().filter(|j| !j.stop).cloned();

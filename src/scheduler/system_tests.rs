@@ -659,3 +659,23 @@ fn sysbatch_jobs_get_no_deployment() {
     assert!(r.plan.deployment.is_none());
     assert!(placed(&r).iter().all(|a| a.deployment_id.is_empty()));
 }
+
+#[test]
+fn an_eval_trigger_the_system_scheduler_does_not_handle_fails_the_eval() {
+    let j = sys_job("system");
+    let state = TestState {
+        index: 10,
+        jobs: vec![Arc::new(j.clone())],
+        nodes: vec![Arc::new(node("n1"))],
+        ..Default::default()
+    };
+    let mut eval = eval_for(&j);
+    eval.triggered_by = "periodic-job".into();
+    let r = super::super::process_eval(&eval, &state, ctx()).expect("system scheduler runs");
+    assert_eq!(r.eval.status, "failed");
+    assert_eq!(
+        r.eval.status_description,
+        "scheduler cannot handle 'periodic-job' evaluation reason"
+    );
+    assert!(r.plan.node_allocation.is_empty());
+}

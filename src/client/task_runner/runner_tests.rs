@@ -13,7 +13,7 @@ use super::events::TASK_DRIVER_MESSAGE;
 use super::*;
 use crate::api::{Job, Node, TaskArtifact, TaskGroup, TASK_DRIVER_FAILURE, TASK_STARTED};
 use crate::drivers::mock::MockDriver;
-use crate::drivers::{Capabilities, Fingerprint, TaskStatus};
+use crate::drivers::{Capabilities, Fingerprint, TaskConfig, TaskStatus};
 
 /// The mock driver, emitting task events on every start (and, on request, later on).
 struct EventingDriver {

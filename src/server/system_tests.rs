@@ -199,26 +199,8 @@ async fn same_system_job_id_in_two_namespaces_both_land_on_a_new_node() {
 
 #[tokio::test]
 async fn a_node_moved_to_another_pool_loses_the_system_job_of_its_old_pool() {
-    let server = two_worker_server().await;
+    let server = server_running_sys(&["n1", "n2"]).await;
     let rpc = server.rpc();
-    for id in ["n1", "n2"] {
-        rpc.node_register(node(id, 1000, 1000))
-            .await
-            .expect("register node");
-    }
-    job::register(
-        &server,
-        JobRegisterRequest {
-            job: Some(system_job("default", "sys")),
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("register job");
-    wait("placed on n1 and n2", || {
-        (on_nodes(&live(&server, "sys")) == ["n1", "n2"]).then_some(())
-    })
-    .await;
     let mut moved = node("n2", 1000, 1000);
     moved.node_pool = "batch-pool".to_string();
     rpc.node_register(moved).await.expect("re-register node");
@@ -363,16 +345,15 @@ async fn system_update_rolls_one_node_per_healthy_batch_then_succeeds_and_stop_c
     .await;
 }
 
-/// A failed system alloc is not replaced in a loop: system jobs have no reschedule policy, so
-/// the failure creates no retry eval (Nomad's `RescheduleEligible` is false without one); the
-/// node gets the job again when the job or the node changes.
-#[tokio::test]
-async fn a_failed_system_alloc_gets_no_retry_eval() {
+/// A two-worker server with `nodes` registered and the system job "sys" running on them.
+async fn server_running_sys(nodes: &[&str]) -> Server {
     let server = two_worker_server().await;
     let rpc = server.rpc();
-    rpc.node_register(node("n1", 1000, 1000))
-        .await
-        .expect("register node");
+    for id in nodes {
+        rpc.node_register(node(id, 1000, 1000))
+            .await
+            .expect("register node");
+    }
     job::register(
         &server,
         JobRegisterRequest {
@@ -382,6 +363,20 @@ async fn a_failed_system_alloc_gets_no_retry_eval() {
     )
     .await
     .expect("register job");
+    wait("placed on every node", || {
+        (on_nodes(&live(&server, "sys")) == nodes).then_some(())
+    })
+    .await;
+    server
+}
+
+/// A failed system alloc is not replaced in a loop: system jobs have no reschedule policy, so
+/// the failure creates no retry eval (Nomad's `RescheduleEligible` is false without one); the
+/// node gets the job again when the job or the node changes.
+#[tokio::test]
+async fn a_failed_system_alloc_gets_no_retry_eval() {
+    let server = server_running_sys(&["n1"]).await;
+    let rpc = server.rpc();
     let placed = wait("placed on n1", || live(&server, "sys").into_iter().next()).await;
     let evals_before = server
         .state()

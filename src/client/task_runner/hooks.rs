@@ -13,6 +13,19 @@ use crate::api::{now_nanos, TaskEvent};
 use crate::drivers::TaskConfig;
 
 impl TaskRunner {
+    /// The task's environment for interpolating hook inputs (artifact sources and
+    /// destinations, template attributes); the host's environment is not part of it.
+    fn task_env(&self) -> TaskEnv {
+        TaskEnv::build(EnvInputs {
+            alloc: &self.p.alloc,
+            task: &self.p.task,
+            node: &self.p.node,
+            region: &self.p.region,
+            alloc_dir: &self.p.alloc_dir,
+            host_env: None,
+        })
+    }
+
     /// Nomad's artifact hook: download every artifact into the task dir before the first
     /// start; the failure event names the artifact.
     pub(super) async fn fetch_artifacts(
@@ -33,14 +46,7 @@ impl TaskRunner {
                 now_nanos(),
             );
             self.publish();
-            let env = TaskEnv::build(EnvInputs {
-                alloc: &self.p.alloc,
-                task: &self.p.task,
-                node: &self.p.node,
-                region: &self.p.region,
-                alloc_dir: &self.p.alloc_dir,
-                host_env: None,
-            });
+            let env = self.task_env();
             for a in &list {
                 let raw = a.getter_source.clone().unwrap_or_default();
                 let a = artifacts::interpolated(a, |s| env.interpolate(s));
@@ -65,15 +71,7 @@ impl TaskRunner {
             self.templates_done = true;
             return Ok(());
         }
-        let attrs = TaskEnv::build(EnvInputs {
-            alloc: &self.p.alloc,
-            task: &self.p.task,
-            node: &self.p.node,
-            region: &self.p.region,
-            alloc_dir: &self.p.alloc_dir,
-            host_env: None,
-        })
-        .node_attrs;
+        let attrs = self.task_env().node_attrs;
         let dirs = templates::Dirs {
             task_dir: cfg.task_dir.clone(),
             shared_alloc_dir: self.p.alloc_dir.shared(),

@@ -239,13 +239,9 @@ pub fn assign_ports(
         mode: ask.mode.clone(),
         ip: host_ip.clone(),
         mbits: ask.mbits,
-        device: node
-            .node_resources
-            .networks
-            .iter()
-            .find(|n| n.ip == host_ip)
-            .map(|n| n.device.clone())
-            .unwrap_or_default(),
+        // The ask's device, usually none (Nomad's `AllocatedPortsToNetworkResouce` copies the
+        // ask and only sets the node's host IP).
+        device: ask.device.clone(),
         dns: ask.dns.clone(),
         ..Default::default()
     };
@@ -332,6 +328,34 @@ mod tests {
             memory_mb: mem,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn an_offer_copies_the_ask_and_takes_the_nodes_host_ip() {
+        let mut n = node(1000, 1000);
+        n.node_resources.networks = vec![NetworkResource {
+            device: "eth0".into(),
+            ip: "10.0.0.5".into(),
+            mode: "host".into(),
+            ..Default::default()
+        }];
+        n.attributes
+            .insert("unique.network.ip-address".into(), "10.0.0.5".into());
+        let ask = NetworkResource {
+            dynamic_ports: vec![Port {
+                label: "http".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let offer = assign_ports(&n, &ask, &BTreeSet::new(), &mut rng).expect("offer");
+        let net = &offer.networks[0];
+        // As Nomad's AllocatedPortsToNetworkResouce: no device unless the ask names one.
+        assert_eq!(net.device, "");
+        assert_eq!(net.ip, "10.0.0.5");
+        assert_eq!(net.dynamic_ports[0].label, "http");
+        assert_eq!(offer.ports[0].host_ip, "10.0.0.5");
     }
 
     #[test]

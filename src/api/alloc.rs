@@ -39,45 +39,76 @@ pub const TASK_SIBLING_FAILED: &str = "Sibling Task Failed";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 pub struct Allocation {
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub alloc_modify_index: u64,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub allocated_resources: Option<AllocatedResources>,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub client_description: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub client_status: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub create_index: u64,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub create_time: i64,
     #[serde(rename = "DeploymentID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub deployment_id: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub deployment_status: Option<Value>,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub desired_description: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub desired_status: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub desired_transition: DesiredTransition,
     #[serde(rename = "EvalID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub eval_id: String,
     #[serde(rename = "FollowupEvalID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub followup_eval_id: String,
     #[serde(rename = "ID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub id: String,
     /// The job version this alloc runs. Shared with other allocs of the same version.
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub job: Option<Arc<Job>>,
     #[serde(rename = "JobID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub job_id: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub metrics: Option<Arc<AllocMetric>>,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub modify_index: u64,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub modify_time: i64,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub name: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub namespace: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub network_status: Option<Value>,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub next_allocation: String,
     #[serde(rename = "NodeID")]
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub node_id: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub node_name: String,
     /// IDs of the allocs this one preempted when it was placed.
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub preempted_allocations: Option<Vec<String>>,
     /// The alloc that preempted this one.
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub preempted_by_allocation: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub previous_allocation: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub reschedule_tracker: Option<Value>,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub task_group: String,
+    #[serde(skip_serializing_if = "super::omit::empty")]
     pub task_states: Option<BTreeMap<String, TaskState>>,
 }
 

@@ -19,6 +19,7 @@ pub mod job;
 pub mod job_blocks;
 pub mod node;
 pub mod node_drain;
+pub mod omit;
 pub mod operator;
 pub mod plan;
 pub mod service;

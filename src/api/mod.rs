@@ -7,6 +7,7 @@
 //! faithfully; they get real types when the issue that executes them lands.
 
 pub mod alloc;
+pub mod alloc_legacy;
 pub mod bexpr;
 pub mod checks;
 pub mod client;

@@ -11,6 +11,7 @@ use super::error::HttpError;
 use super::query::{blocking, need_server, passes, Req};
 use super::respond::{json, Meta};
 use super::{sanitize, HttpState};
+use crate::api::alloc_legacy::AllocWithLegacy;
 use crate::api::{AllocListStub, Allocation, NodeListStub};
 use crate::server::state::Table;
 
@@ -101,7 +102,7 @@ async fn alloc_get(
     })
     .await?;
     match alloc {
-        Some(a) => Ok(json(&*a, req.pretty(), Some(meta))),
+        Some(a) => Ok(json(&AllocWithLegacy::of(&a), req.pretty(), Some(meta))),
         None => Err(HttpError::not_found("alloc not found", Some(meta))),
     }
 }
@@ -181,6 +182,7 @@ async fn node_inner(
             Ok((snap.table_index(Table::Allocs), snap.allocs_for_node(id)))
         })
         .await?;
+        let allocs: Vec<_> = allocs.iter().map(|a| AllocWithLegacy::of(a)).collect();
         return Ok(json(&allocs, req.pretty(), Some(meta)));
     }
     let (meta, node) = blocking(server, req, &[Table::Nodes], |snap| {

@@ -167,6 +167,8 @@ impl Allocation {
 #[serde(default, rename_all = "PascalCase")]
 pub struct DesiredTransition {
     pub migrate: Option<bool>,
+    /// Nomad 2.0: a drain's migration stops the alloc without placing a replacement.
+    pub migrate_disable_placement: Option<bool>,
     pub no_shutdown_delay: Option<bool>,
     pub reschedule: Option<bool>,
     pub force_reschedule: Option<bool>,

@@ -226,6 +226,21 @@ fn canonicalize_service(s: &mut Map<String, Value>, job: &Job, group: &str, task
     if str_field(s, "Namespace").is_empty() || str_field(s, "Provider") == "nomad" {
         s.insert("Namespace".to_string(), Value::String(namespace));
     }
+    // Nomad's Service has no omitempty: these keys are always there, null when unset (a
+    // job submitted through the API with them left out reads back with them).
+    for key in [
+        "CanaryMeta",
+        "CanaryTags",
+        "Checks",
+        "Connect",
+        "Identity",
+        "Meta",
+        "TaggedAddresses",
+        "Tags",
+        "Weights",
+    ] {
+        s.entry(key.to_string()).or_insert(Value::Null);
+    }
     for key in ["Meta", "CanaryMeta", "TaggedAddresses"] {
         if s.get(key)
             .and_then(Value::as_object)

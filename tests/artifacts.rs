@@ -88,12 +88,7 @@ fn greeting_job(url: &str, checksum: &str) -> String {
 }
 
 fn run(agent: &Agent, hcl: &str) {
-    let path = agent.path("fetch.nomad.hcl");
-    std::fs::write(&path, hcl).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("fetch.nomad.hcl", hcl);
 }
 
 fn finished(agent: &Agent) -> serde_json::Value {

@@ -61,12 +61,7 @@ fn job(name: &str, check_path: &str, check_restart: &str) -> String {
 }
 
 fn run_job(agent: &Agent, name: &str, hcl: &str) -> String {
-    let path = agent.path(&format!("{name}.nomad.hcl"));
-    std::fs::write(&path, hcl).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached(&format!("{name}.nomad.hcl"), hcl);
     let alloc = agent.wait_alloc(name, "alloc running", |a| a["ClientStatus"] == "running");
     alloc["ID"].as_str().expect("alloc id").to_string()
 }
@@ -144,18 +139,7 @@ fn failing_check_restarts_its_task_with_nomads_event() {
         c["Output"].as_str().is_some_and(|o| o.contains("404")),
         "{c}"
     );
-    let alloc = wait_until(Duration::from_secs(60), "task restarted", || {
-        let a = agent.get(&format!("/v1/allocation/{alloc_id}"));
-        (a["TaskStates"]["server"]["Restarts"].as_u64() >= Some(1)).then_some(a)
-    });
-    let events = alloc["TaskStates"]["server"]["Events"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let signaled = events
-        .iter()
-        .find(|e| e["Type"] == "Restart Signaled")
-        .unwrap_or_else(|| panic!("no Restart Signaled event: {events:?}"));
+    let (_, signaled) = restart_signaled(&agent, &alloc_id, "server");
     assert_eq!(
         signaled["Details"]["restart_reason"],
         "healthcheck: check \"alive\" unhealthy"
@@ -228,23 +212,16 @@ fn script_checks_run_in_their_task_and_a_failing_one_restarts_it() {
     let alive = status_of(&all, "alive").expect("alive");
     assert_eq!(alive["Output"], "unhealthy-worker\n", "{alive}");
 
-    let alloc = wait_until(Duration::from_secs(60), "task restarted", || {
-        let a = agent.get(&format!("/v1/allocation/{alloc_id}"));
-        (a["TaskStates"]["worker"]["Restarts"].as_u64() >= Some(1)).then_some(a)
-    });
-    let events = alloc["TaskStates"]["worker"]["Events"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let signaled = events
-        .iter()
-        .find(|e| e["Type"] == "Restart Signaled")
-        .unwrap_or_else(|| panic!("no Restart Signaled event: {events:?}"));
+    let (alloc, signaled) = restart_signaled(&agent, &alloc_id, "worker");
     assert_eq!(
         signaled["Details"]["restart_reason"],
         "healthcheck: check \"alive\" unhealthy"
     );
     // The passing check never restarted anything: one restart reason, the failing check's.
+    let events = alloc["TaskStates"]["worker"]["Events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(
         events
             .iter()
@@ -338,4 +315,14 @@ fn script_check_runs_inside_a_docker_container() {
     });
     // The file exists only inside the container: the check ran there.
     assert_eq!(c["Output"], "in-the-box\n", "{c}");
+}
+
+/// Once the task has restarted, the alloc and the task's "Restart Signaled" event.
+fn restart_signaled(agent: &Agent, alloc_id: &str, task: &str) -> (Value, Value) {
+    let alloc = wait_until(Duration::from_secs(60), "task restarted", || {
+        let a = agent.get(&format!("/v1/allocation/{alloc_id}"));
+        (a["TaskStates"][task]["Restarts"].as_u64() >= Some(1)).then_some(a)
+    });
+    let signaled = task_event(&alloc, task, "Restart Signaled");
+    (alloc, signaled)
 }

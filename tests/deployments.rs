@@ -42,10 +42,7 @@ fn job_hcl(run_for: &str, exit_code: i32, update: &str) -> String {
 }
 
 fn run_job(agent: &Agent, hcl: &str) {
-    let path = agent.path("web.nomad.hcl");
-    std::fs::write(&path, hcl).expect("write job");
-    let out = agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]);
-    assert_exit(&out, 0);
+    agent.run_detached("web.nomad.hcl", hcl);
 }
 
 /// The job's deployment for `version`, once `pred` holds for it.

@@ -213,6 +213,15 @@ impl Agent {
         })
     }
 
+    /// Writes `hcl` to `file` in the agent's work dir and registers it with
+    /// `nomad job run -detach`, which must exit 0.
+    pub fn run_detached(&self, file: &str, hcl: impl AsRef<[u8]>) {
+        let path = self.path(file);
+        std::fs::write(&path, hcl).expect("write job");
+        let path = path.to_str().expect("path");
+        assert_exit(&self.nomad(&["job", "run", "-detach", path]), 0);
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }

@@ -13,12 +13,7 @@ use crate::harness::*;
 const BIN: &str = env!("CARGO_BIN_EXE_nomad");
 
 fn run_job(agent: &Agent, name: &str, hcl: &str) -> String {
-    let path = agent.path(&format!("{name}.nomad.hcl"));
-    std::fs::write(&path, hcl).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached(&format!("{name}.nomad.hcl"), hcl);
     let alloc = agent.wait_alloc(name, "alloc running", |a| a["ClientStatus"] == "running");
     alloc["ID"].as_str().expect("alloc id").to_string()
 }

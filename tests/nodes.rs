@@ -94,12 +94,7 @@ fn node_drain_migrates_allocs_completes_and_is_streamed_as_events() {
         &[r#""Type":"JobRegistered""#, r#""Type":"NodeDrain""#],
     );
 
-    let path = agent.path("web.nomad.hcl");
-    std::fs::write(&path, WEB).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("web.nomad.hcl", WEB);
     wait_until(Duration::from_secs(30), "two allocs running", || {
         let allocs = agent.get("/v1/job/web/allocations");
         let running = allocs
@@ -241,12 +236,7 @@ const SYS: &str = r#"job "sys" {
 fn node_meta_apply_read_and_system_job_follows_the_new_meta() {
     let agent = Agent::dev();
     let node = node_id(&agent);
-    let path = agent.path("sys.nomad.hcl");
-    std::fs::write(&path, SYS).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("sys.nomad.hcl", SYS);
     wait_until(Duration::from_secs(30), "system job evaluated", || {
         let evals = agent.get("/v1/job/sys/evaluations");
         let done = evals.as_array()?.iter().any(|e| e["Status"] == "complete");

@@ -180,12 +180,7 @@ fn exec_tasks_survive_agent_kill_9_and_stay_under_control() {
         data_dir: true,
         flags: vec![format!("-config={}", plugin.display())],
     });
-    let path = agent.path("isolated.nomad.hcl");
-    std::fs::write(&path, EXEC_JOB).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("isolated.nomad.hcl", EXEC_JOB);
     let alloc = agent.wait_alloc("isolated", "exec alloc running", |a| {
         a["ClientStatus"] == "running"
     });
@@ -332,12 +327,7 @@ fn docker_tasks_survive_agent_kill_9_and_stop_removes_the_container() {
         data_dir: true,
         ..Default::default()
     });
-    let path = agent.path("boxed.nomad.hcl");
-    std::fs::write(&path, DOCKER_JOB).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("boxed.nomad.hcl", DOCKER_JOB);
     let alloc = agent.wait_alloc("boxed", "docker alloc running", |a| {
         a["ClientStatus"] == "running"
     });

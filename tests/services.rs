@@ -49,12 +49,7 @@ fn registrations(agent: &Agent, name: &str) -> Vec<Value> {
 #[test]
 fn running_allocs_register_their_services_until_the_job_stops() {
     let agent = Agent::dev();
-    let path = agent.path("shop.nomad.hcl");
-    std::fs::write(&path, JOB).expect("write job");
-    assert_exit(
-        &agent.nomad(&["job", "run", "-detach", path.to_str().expect("path")]),
-        0,
-    );
+    agent.run_detached("shop.nomad.hcl", JOB);
     let regs = wait_until(Duration::from_secs(60), "group service registered", || {
         let r = registrations(&agent, "shop-web");
         (!r.is_empty()).then_some(r)

@@ -128,11 +128,6 @@ impl Emitter {
         self.pop_indent();
     }
 
-    fn flow_empty(&mut self, open: &str, close: &str) {
-        self.indicator(open, true, true, false);
-        self.indicator(close, false, false, false);
-    }
-
     /// libyaml's style selection, then the writer for the chosen style.
     fn scalar(&mut self, sc: &Scalar, ctx: Ctx) {
         let a = analyze(&sc.text);

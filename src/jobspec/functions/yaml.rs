@@ -109,6 +109,12 @@ impl YamlWriter {
         self.open_ended = false;
     }
 
+    /// An empty flow collection: `[]` or `{}`.
+    pub(crate) fn flow_empty(&mut self, open: &str, close: &str) {
+        self.indicator(open, true, true, false);
+        self.indicator(close, false, false, false);
+    }
+
     /// A double-quoted scalar with libyaml's escapes, folded past `BEST_WIDTH` when breaks
     /// are allowed; `printable` is the emitter's notion of a printable character.
     pub(crate) fn double_quoted(
@@ -231,11 +237,6 @@ impl Emitter {
             Value::Number(n) => self.scalar_plain(&number_text(n), ctx),
             Value::String(st) => self.scalar_string(st, ctx),
         }
-    }
-
-    fn flow_empty(&mut self, open: &str, close: &str) {
-        self.indicator(open, true, true, false);
-        self.indicator(close, false, false, false);
     }
 
     fn scalar_plain(&mut self, text: &str, ctx: Ctx) {

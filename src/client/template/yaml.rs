@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use super::yaml_decode::{looks_like_timestamp, resolve_plain};
 use super::{gofmt, Value};
-use crate::jobspec::functions::yaml::{YamlWriter, BEST_INDENT};
+use crate::jobspec::functions::yaml::{yaml_emitter, BEST_INDENT};
 
 const BEST_WIDTH: usize = 80;
 
@@ -40,21 +40,7 @@ enum Ctx {
     MappingValue,
 }
 
-#[derive(Default)]
-struct Emitter(YamlWriter);
-
-impl std::ops::Deref for Emitter {
-    type Target = YamlWriter;
-    fn deref(&self) -> &YamlWriter {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Emitter {
-    fn deref_mut(&mut self) -> &mut YamlWriter {
-        &mut self.0
-    }
-}
+yaml_emitter!(Emitter);
 
 /// A scalar's text and how yaml.v2's encoder asks for it to be written.
 struct Scalar {

@@ -31,6 +31,29 @@ enum Ctx {
     MappingValue,
 }
 
+/// Declares `$name`, an emitter wrapping a [`YamlWriter`] (default-built, derefs to it), so
+/// each YAML flavour adds only its node and scalar rules.
+macro_rules! yaml_emitter {
+    ($name:ident) => {
+        #[derive(Default)]
+        struct $name($crate::jobspec::functions::yaml::YamlWriter);
+
+        impl std::ops::Deref for $name {
+            type Target = $crate::jobspec::functions::yaml::YamlWriter;
+            fn deref(&self) -> &Self::Target {
+                &self.0
+            }
+        }
+
+        impl std::ops::DerefMut for $name {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.0
+            }
+        }
+    };
+}
+pub(crate) use yaml_emitter;
+
 /// The low-level writer both YAML emitters (this one, go-cty-yaml's, and the templates'
 /// yaml.v2 one in `client::template::yaml`) share: libyaml's column, indentation and
 /// whitespace bookkeeping. Each emitter derefs to it and adds its own node and scalar rules.
@@ -174,21 +197,7 @@ impl YamlWriter {
     }
 }
 
-#[derive(Default)]
-struct Emitter(YamlWriter);
-
-impl std::ops::Deref for Emitter {
-    type Target = YamlWriter;
-    fn deref(&self) -> &YamlWriter {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Emitter {
-    fn deref_mut(&mut self) -> &mut YamlWriter {
-        &mut self.0
-    }
-}
+yaml_emitter!(Emitter);
 
 impl Emitter {
     fn finish(&mut self) {

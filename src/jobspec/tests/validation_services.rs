@@ -3,23 +3,6 @@
 
 use super::*;
 
-/// The reference job with `group` and `task` text added to the group and task bodies,
-/// canonicalized, and its validation errors as one string ("" when valid).
-fn errors(group: &str, task: &str) -> String {
-    let src = REFERENCE_EXAMPLE
-        .replace("    count = 1\n", &format!("    count = 1\n{group}\n"))
-        .replace(
-            "      driver = \"raw_exec\"\n",
-            &format!("      driver = \"raw_exec\"\n{task}\n"),
-        );
-    let mut job = parse(&src);
-    canonicalize(&mut job);
-    match validate(&job) {
-        Ok(_) => String::new(),
-        Err(e) => e.to_string(),
-    }
-}
-
 /// A service `web` with one check `c` whose body is `check`.
 fn service(provider: &str, check: &str) -> String {
     format!(

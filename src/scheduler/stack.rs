@@ -502,23 +502,34 @@ impl NodeSource<'_, '_> {
         }
     }
 
-    /// Starts loading the node [`PREFETCH_AHEAD`] positions on unless its ranking is
-    /// cached (then ranking will not read the node).
+    /// Starts loading the node [`PREFETCH_AHEAD`] positions on, and the ID of the node half
+    /// as far on (its struct, loaded by then, says where the ID is), unless their rankings are
+    /// cached (then ranking will not read them).
     fn prefetch(&self, pos: usize) {
+        if let Some(ahead) = self.uncached_ahead(pos, PREFETCH_AHEAD) {
+            prefetch_node(self.nodes.at(ahead));
+        }
+        if let Some(ahead) = self.uncached_ahead(pos, PREFETCH_AHEAD / 2) {
+            prefetch_line(self.nodes.at(ahead).id.as_ptr());
+        }
+    }
+
+    /// The stack position `by` on from `pos` (wrapping), unless its ranking is cached.
+    fn uncached_ahead(&self, pos: usize, by: usize) -> Option<usize> {
         let n = self.nodes.len();
-        let ahead = pos + PREFETCH_AHEAD;
+        let ahead = pos + by;
         let ahead = if ahead >= n { ahead - n } else { ahead };
         if ahead >= n {
-            return;
+            return None;
         }
         if self.use_cache {
             if let Some(Some((at, _))) = self.group.ranks.0.get(ahead) {
                 if *at == self.epochs[ahead] {
-                    return;
+                    return None;
                 }
             }
         }
-        prefetch_node(self.nodes.at(ahead));
+        Some(ahead)
     }
 }
 
@@ -530,24 +541,27 @@ const PREFETCH_AHEAD: usize = 8;
 /// the stack in order, so loading a few positions ahead hides most of that latency.
 #[inline]
 fn prefetch_node(node: &Arc<Node>) {
+    // The ID is read (hashed) first, to find the node's held resources in the state.
+    prefetch_line(std::ptr::addr_of!(node.id).cast());
+    prefetch_line(std::ptr::addr_of!(node.node_resources).cast());
+    prefetch_line(std::ptr::addr_of!(node.reserved_resources).cast());
+}
+
+/// Asks the CPU to start loading the cache line holding `p`.
+#[inline]
+fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let lines = [
-            std::ptr::addr_of!(node.node_resources).cast::<i8>(),
-            std::ptr::addr_of!(node.reserved_resources).cast::<i8>(),
-        ];
-        for p in lines {
-            // SAFETY: a prefetch is only a hint; it never faults or changes memory, and the
-            // addresses are inside a live allocation anyway.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(p);
-            }
+        // SAFETY: a prefetch is only a hint; it never faults or changes memory, whatever the
+        // address.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = node;
+    let _ = p;
 }
 
 /// Nomad's LimitIterator feeding a MaxScoreIterator: take up to `limit` options from `next`,

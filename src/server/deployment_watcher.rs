@@ -14,12 +14,14 @@
 //! sees the check results) and reports `DeploymentStatus.Healthy`, which is respected as
 //! is; with `manual` the operator does.
 
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::DateTime;
 
 use super::endpoints::deployment::{promote, set_alloc_health};
-use super::state::StateSnapshot;
+use super::state::{AllocsVersion, StateSnapshot};
 use super::Server;
 use crate::api::{
     now_nanos, Allocation, Deployment, DEPLOYMENT_STATUS_PAUSED, DEPLOYMENT_STATUS_RUNNING,
@@ -31,25 +33,76 @@ const TICK: Duration = Duration::from_millis(500);
 pub(crate) async fn run(server: Server) {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut idle = IdleDeployments::default();
     loop {
         tokio::select! {
             _ = server.shutdown_token().cancelled() => return,
             _ = tick.tick() => {}
         }
         if !server.is_leader() {
+            idle.0.clear();
             continue;
         }
         let snap = server.state().snapshot();
-        for d in snap.deployments(None) {
+        let deployments = snap.deployments(None);
+        idle.0
+            .retain(|id, _| deployments.iter().any(|d| &d.id == id));
+        for d in deployments {
             // A paused deployment still learns its allocs' health (Nomad's clients keep
             // reporting it); it only stops moving on.
             if d.status != DEPLOYMENT_STATUS_RUNNING && d.status != DEPLOYMENT_STATUS_PAUSED {
                 continue;
             }
-            if let Err(e) = watch_one(&server, &snap, &d, now_nanos()).await {
-                tracing::warn!(deployment = %d.id, error = %e, "deployment watcher");
+            let now = now_nanos();
+            let allocs = snap.job_allocs_version(&d.namespace, &d.job_id);
+            if idle.unchanged(&d, &allocs, now) {
+                continue;
+            }
+            match watch_one(&server, &snap, &d, now).await {
+                Ok(Some(recheck_at)) => {
+                    idle.0.insert(
+                        d.id.clone(),
+                        Idle {
+                            deployment: d,
+                            allocs,
+                            recheck_at,
+                        },
+                    );
+                }
+                Ok(None) => {
+                    idle.0.remove(&d.id);
+                }
+                Err(e) => {
+                    idle.0.remove(&d.id);
+                    tracing::warn!(deployment = %d.id, error = %e, "deployment watcher");
+                }
             }
         }
+    }
+}
+
+/// Deployments the watcher last found with nothing to do, and what that finding rested on:
+/// the deployment's version, its job's allocs' version, and the first time a timer (min
+/// healthy time, healthy deadline, progress deadline) could change it. While all three hold,
+/// deciding again would decide the same, so a cluster with thousands of quiet deployments
+/// costs the watcher a map lookup per deployment per tick, not a walk over all their allocs.
+#[derive(Default)]
+struct IdleDeployments(HashMap<String, Idle>);
+
+struct Idle {
+    deployment: Arc<Deployment>,
+    allocs: AllocsVersion,
+    /// None: only a state change can give the deployment something to do.
+    recheck_at: Option<i64>,
+}
+
+impl IdleDeployments {
+    fn unchanged(&self, d: &Arc<Deployment>, allocs: &AllocsVersion, now: i64) -> bool {
+        self.0.get(&d.id).is_some_and(|idle| {
+            Arc::ptr_eq(&idle.deployment, d)
+                && idle.allocs.same(allocs)
+                && idle.recheck_at.is_none_or(|t| now < t)
+        })
     }
 }
 
@@ -60,15 +113,35 @@ pub(crate) struct Decision {
     pub unhealthy: Vec<String>,
     pub deadline_missed: bool,
     pub auto_promote: bool,
+    /// With nothing to do: the first time a timer could change that without a state change.
+    pub recheck_at: Option<i64>,
 }
 
+impl Decision {
+    fn idle(&self) -> bool {
+        self.healthy.is_empty()
+            && self.unhealthy.is_empty()
+            && !self.deadline_missed
+            && !self.auto_promote
+    }
+
+    fn recheck_at(&mut self, t: i64) {
+        self.recheck_at = Some(self.recheck_at.map_or(t, |r| r.min(t)));
+    }
+}
+
+/// Decides for one deployment and acts on it. `Ok(Some(recheck_at))` when there was nothing to
+/// do (see [`Decision::recheck_at`]), `Ok(None)` when it acted.
 async fn watch_one(
     server: &Server,
     snap: &StateSnapshot,
     d: &Deployment,
     now: i64,
-) -> Result<(), super::endpoints::deployment::DeploymentError> {
+) -> Result<Option<Option<i64>>, super::endpoints::deployment::DeploymentError> {
     let dec = decide(snap, d, now);
+    if dec.idle() {
+        return Ok(Some(dec.recheck_at));
+    }
     if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() {
         set_alloc_health(
             server,
@@ -102,25 +175,28 @@ async fn watch_one(
     } else if dec.auto_promote {
         promote(server, &d.id, Vec::new()).await?;
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Pure decision for one running deployment at `now`.
 pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision {
     let mut dec = Decision::default();
     let allocs: Vec<_> = snap
-        .allocs_for_job(&d.namespace, &d.job_id)
-        .into_iter()
+        .job_allocs_iter(&d.namespace, &d.job_id)
         .filter(|a| a.deployment_id == d.id)
         .collect();
     for a in &allocs {
         if a.deployment_healthy().is_some() || a.server_terminal() {
             continue;
         }
-        match alloc_health(a, now) {
+        let health = alloc_health_at(a, now);
+        match health.decided {
             Some(true) => dec.healthy.push(a.id.clone()),
             Some(false) => dec.unhealthy.push(a.id.clone()),
             None => {}
+        }
+        if let Some(t) = health.recheck_at {
+            dec.recheck_at(t);
         }
     }
     if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() || d.status != DEPLOYMENT_STATUS_RUNNING
@@ -145,6 +221,8 @@ pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision
                 let by = t.timestamp_nanos_opt().unwrap_or(i64::MAX);
                 if by > 0 && now > by {
                     dec.deadline_missed = true;
+                } else if by > 0 {
+                    dec.recheck_at(by.saturating_add(1));
                 }
             }
         }
@@ -167,15 +245,53 @@ fn parse_nanos(s: &Option<String>) -> Option<i64> {
 
 /// Nomad's `task_states` health: `Some(true)` healthy, `Some(false)` unhealthy, `None` not
 /// decided yet.
+#[cfg(test)]
 pub(crate) fn alloc_health(a: &Allocation, now: i64) -> Option<bool> {
-    let tg = a.job.as_ref()?.lookup_task_group(&a.task_group)?;
-    let u = tg.update.clone().unwrap_or_default();
+    alloc_health_at(a, now).decided
+}
+
+/// An alloc's health at some time, and when it could next change without a state change.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Health {
+    pub decided: Option<bool>,
+    /// Undecided only: when `min_healthy_time` or `healthy_deadline` runs out.
+    pub recheck_at: Option<i64>,
+}
+
+impl Health {
+    fn decided(healthy: bool) -> Health {
+        Health {
+            decided: Some(healthy),
+            recheck_at: None,
+        }
+    }
+}
+
+fn alloc_health_at(a: &Allocation, now: i64) -> Health {
+    let Some(tg) = a
+        .job
+        .as_ref()
+        .and_then(|j| j.lookup_task_group(&a.task_group))
+    else {
+        return Health::default();
+    };
+    let default;
+    let u = match &tg.update {
+        Some(u) => u,
+        None => {
+            default = crate::api::UpdateStrategy::default();
+            &default
+        }
+    };
     // `checks` with Nomad service checks: the client judges (it runs the checks), and
     // `manual`: the operator does. Either way an alloc that stopped is unhealthy.
     if u.health_check == "manual" || crate::client::alloc_health::needs_client_health(tg) {
-        return a.client_terminal().then_some(false);
+        return Health {
+            decided: a.client_terminal().then_some(false),
+            recheck_at: None,
+        };
     }
-    task_states_health(a, tg, u.min_healthy_time, u.healthy_deadline, now)
+    task_states_health_at(a, tg, u.min_healthy_time, u.healthy_deadline, now)
 }
 
 /// The `task_states` health check with explicit timings (the drainer uses the group's
@@ -187,12 +303,23 @@ pub(crate) fn task_states_health(
     healthy_deadline: i64,
     now: i64,
 ) -> Option<bool> {
+    task_states_health_at(a, tg, min_healthy_time, healthy_deadline, now).decided
+}
+
+fn task_states_health_at(
+    a: &Allocation,
+    tg: &crate::api::TaskGroup,
+    min_healthy_time: i64,
+    healthy_deadline: i64,
+    now: i64,
+) -> Health {
     if a.client_terminal() {
-        return Some(false);
+        return Health::decided(false);
     }
-    let states = a.task_states.clone().unwrap_or_default();
+    let no_states = BTreeMap::new();
+    let states = a.task_states.as_ref().unwrap_or(&no_states);
     if states.values().any(|s| s.failed) {
-        return Some(false);
+        return Health::decided(false);
     }
     let deadline = a.create_time.saturating_add(healthy_deadline);
     let mut since = 0i64;
@@ -223,12 +350,17 @@ pub(crate) fn task_states_health(
         }
     }
     if all_running && now.saturating_sub(since) >= min_healthy_time {
-        return Some(true);
+        return Health::decided(true);
     }
     if healthy_deadline > 0 && now > deadline {
-        return Some(false);
+        return Health::decided(false);
     }
-    None
+    let healthy_at = all_running.then(|| since.saturating_add(min_healthy_time));
+    let unhealthy_at = (healthy_deadline > 0).then(|| deadline.saturating_add(1));
+    Health {
+        decided: None,
+        recheck_at: healthy_at.into_iter().chain(unhealthy_at).min(),
+    }
 }
 
 #[cfg(test)]
@@ -290,6 +422,33 @@ mod tests {
             alloc_health(&p, 61 * s),
             Some(false),
             "past healthy_deadline"
+        );
+    }
+
+    #[test]
+    fn undecided_health_says_when_a_timer_can_decide_it() {
+        let s = SECOND;
+        let running = alloc_with("running", false, 5 * s, "running");
+        assert_eq!(
+            alloc_health_at(&running, 10 * s),
+            Health {
+                decided: None,
+                recheck_at: Some(15 * s)
+            },
+            "healthy once min_healthy_time has run since the start"
+        );
+        let pending = alloc_with("pending", false, 0, "pending");
+        assert_eq!(
+            alloc_health_at(&pending, 30 * s).recheck_at,
+            Some(60 * s + 1),
+            "unhealthy only past healthy_deadline"
+        );
+        assert_eq!(
+            alloc_health_at(&running, 16 * s),
+            Health {
+                decided: Some(true),
+                recheck_at: None
+            }
         );
     }
 }

@@ -74,6 +74,28 @@ impl Table {
     ];
 }
 
+/// A persistent hash map keyed by ID: lookups hash once instead of comparing keys down an
+/// ordered tree, for the tables read once per node the scheduler visits. foldhash is seeded
+/// per process, so IDs chosen by clients cannot be crafted to collide.
+type IdHashMap<V> =
+    imbl::GenericHashMap<Id, V, foldhash::fast::RandomState, imbl::shared_ptr::DefaultSharedPtr>;
+
+/// One version of a job's allocs (an O(1) copy of its index). Two versions are the same when
+/// no alloc of the job was added, changed or removed in between: every write copies the index
+/// it touches, and a version held here is shared, so a write can never change it in place.
+#[derive(Debug, Clone)]
+pub struct AllocsVersion(Option<OrdMap<Id, Arc<Allocation>>>);
+
+impl AllocsVersion {
+    pub fn same(&self, other: &AllocsVersion) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.ptr_eq(b),
+            _ => false,
+        }
+    }
+}
+
 /// One node's allocs and the resources the non-terminal ones hold, kept in step by
 /// `put_alloc` and `unindex_alloc`.
 #[derive(Debug, Clone, Default)]
@@ -91,8 +113,8 @@ pub struct StateSnapshot {
     nodes: OrdMap<String, Arc<Node>>,
     allocs: OrdMap<Id, Arc<Allocation>>,
     /// Node ID -> its allocs by ID (the same `Arc`s as `allocs`, see `put_alloc`) and what
-    /// the non-terminal ones hold.
-    allocs_by_node: OrdMap<Id, NodeAllocs>,
+    /// the non-terminal ones hold. Hashed: the scheduler reads it for every node it ranks.
+    allocs_by_node: IdHashMap<NodeAllocs>,
     /// Job -> its allocs by ID, the same `Arc`s as `allocs`.
     allocs_by_job: OrdMap<JobKey, OrdMap<Id, Arc<Allocation>>>,
     evals: OrdMap<String, Arc<Evaluation>>,
@@ -224,6 +246,23 @@ impl StateSnapshot {
 
     pub fn allocs_for_job(&self, ns: &str, job_id: &str) -> Vec<Arc<Allocation>> {
         Self::index_values(self.allocs_by_job.get(&key(ns, job_id)))
+    }
+
+    /// The job's allocs without copying them out, in ID order.
+    pub fn job_allocs_iter(
+        &self,
+        ns: &str,
+        job_id: &str,
+    ) -> impl Iterator<Item = &Arc<Allocation>> {
+        self.allocs_by_job
+            .get(&key(ns, job_id))
+            .into_iter()
+            .flat_map(|m| m.values())
+    }
+
+    /// This version of the job's allocs, to tell later whether any of them changed.
+    pub fn job_allocs_version(&self, ns: &str, job_id: &str) -> AllocsVersion {
+        AllocsVersion(self.allocs_by_job.get(&key(ns, job_id)).cloned())
     }
 
     fn index_values(allocs: Option<&OrdMap<Id, Arc<Allocation>>>) -> Vec<Arc<Allocation>> {

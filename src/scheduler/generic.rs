@@ -21,10 +21,9 @@ use super::feasible::{
 use super::node_check::{feasible, Eligibility};
 use super::plan_ctx::PlanCtx;
 use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
-use super::reconcile::{
-    next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
-};
+use super::reconcile::{reconcile, Placement, ReconcileInput, Taint, UpdateDecision};
 use super::reconcile_deploy::join_deployment;
+use super::reconcile_resched::{default_reschedule_policy, next_delay, next_reschedule_tracker};
 use super::stack::Stack;
 use super::update::tasks_updated;
 use super::{fnv1a, seeded_uuid, SchedulerContext, SchedulerError, SchedulerResult, StateView};
@@ -535,8 +534,8 @@ fn new_alloc(
             let policy = tg
                 .reschedule_policy
                 .clone()
-                .unwrap_or_else(|| super::reconcile::default_reschedule_policy(&job.r#type));
-            let delay = super::reconcile_resched::next_delay(prev, &policy);
+                .unwrap_or_else(|| default_reschedule_policy(&job.r#type));
+            let delay = next_delay(prev, &policy);
             alloc.reschedule_tracker = Some(next_reschedule_tracker(prev, now, delay));
         }
     }

@@ -32,17 +32,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde_json::{json, Value};
-
 use super::reconcile_deploy::{
-    deploy_view, destructive_limit, new_deployment, new_group_state, running_description, strategy,
-    DeployView, GroupDeploy,
+    deploy_view, destructive_limit, finish_deployment, strategy, DeployView, GroupDeploy,
 };
-use super::reconcile_resched::{next_reschedule_time, RESCHEDULE_WINDOW};
+use super::reconcile_resched::{
+    default_reschedule_policy, may_reschedule, next_reschedule_time, RESCHEDULE_WINDOW,
+};
 use crate::api::{
-    Allocation, Deployment, DeploymentStatusUpdate, Job, ReschedulePolicy, TaskGroup,
-    ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST, DEPLOYMENT_STATUS_RUNNING,
-    DEPLOYMENT_STATUS_SUCCESSFUL, DESC_SUCCESSFUL, HOUR, JOB_TYPE_SERVICE, MINUTE, SECOND,
+    Allocation, Deployment, DeploymentStatusUpdate, Job, TaskGroup, ALLOC_CLIENT_COMPLETE,
+    ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST,
 };
 
 // Nomad's exact desired descriptions.
@@ -116,80 +114,6 @@ pub fn alloc_name(job_id: &str, group: &str, index: u32) -> String {
     format!("{job_id}.{group}[{index}]")
 }
 
-/// Nomad's default reschedule policies per job type.
-pub fn default_reschedule_policy(job_type: &str) -> ReschedulePolicy {
-    if job_type == JOB_TYPE_SERVICE {
-        ReschedulePolicy {
-            attempts: 0,
-            interval: 0,
-            delay: 30 * SECOND,
-            delay_function: "exponential".into(),
-            max_delay: HOUR,
-            unlimited: true,
-        }
-    } else {
-        ReschedulePolicy {
-            attempts: 1,
-            interval: 24 * HOUR,
-            delay: 5 * SECOND,
-            delay_function: "constant".into(),
-            max_delay: MINUTE,
-            unlimited: false,
-        }
-    }
-}
-
-/// Reschedule times (Unix nanos) recorded in an alloc's tracker.
-fn reschedule_times(alloc: &Allocation) -> Vec<i64> {
-    alloc
-        .reschedule_tracker
-        .as_ref()
-        .and_then(|t| t.get("Events"))
-        .and_then(Value::as_array)
-        .map(|evs| {
-            evs.iter()
-                .filter_map(|e| e.get("RescheduleTime").and_then(Value::as_i64))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn may_reschedule(alloc: &Allocation, policy: &ReschedulePolicy, now: i64) -> bool {
-    if alloc.desired_transition.force_reschedule == Some(true) {
-        return true;
-    }
-    if policy.unlimited {
-        return true;
-    }
-    if policy.attempts <= 0 {
-        return false;
-    }
-    let since = now.saturating_sub(policy.interval);
-    let recent = reschedule_times(alloc)
-        .into_iter()
-        .filter(|t| policy.interval <= 0 || *t > since)
-        .count();
-    recent < policy.attempts as usize
-}
-
-/// The tracker a rescheduled replacement carries: the previous events plus this one.
-pub fn next_reschedule_tracker(prev: &Allocation, now: i64, delay: i64) -> Value {
-    let mut events: Vec<Value> = prev
-        .reschedule_tracker
-        .as_ref()
-        .and_then(|t| t.get("Events"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    events.push(json!({
-        "PrevAllocID": prev.id,
-        "PrevNodeID": prev.node_id,
-        "RescheduleTime": now,
-        "Delay": delay,
-    }));
-    json!({ "Events": events })
-}
-
 pub struct ReconcileInput<'a> {
     pub job_id: &'a str,
     /// None or a stopped job: everything stops.
@@ -261,64 +185,6 @@ pub fn reconcile(
     result.placements.extend(others);
     finish_deployment(input, job, &view, &groups_deploy, &mut result);
     result
-}
-
-/// Create the deployment this pass needs, record canary counts, or mark it successful.
-fn finish_deployment(
-    input: &ReconcileInput<'_>,
-    job: &Job,
-    view: &DeployView,
-    groups: &BTreeMap<String, GroupDeploy>,
-    result: &mut ReconcileResult,
-) {
-    let existed = view.current.is_some();
-    let mut deployment = view.current.clone();
-    let mut changed = false;
-    if deployment.is_none() && groups.values().any(|g| g.wants_deployment) {
-        let mut d = new_deployment(job, input.new_deployment_id, input.now);
-        for tg in &job.task_groups {
-            if let Some(u) = strategy(job, tg) {
-                d.task_groups
-                    .insert(tg.name.clone(), new_group_state(u, tg, input.now));
-            }
-        }
-        deployment = Some(d);
-        changed = true;
-    }
-    let Some(mut d) = deployment else {
-        return;
-    };
-    for (name, g) in groups {
-        if let Some(st) = d.task_groups.get_mut(name) {
-            if g.desired_canaries > st.desired_canaries {
-                st.desired_canaries = g.desired_canaries;
-                changed = true;
-            }
-        }
-    }
-    if d.status == DEPLOYMENT_STATUS_RUNNING {
-        let desc = running_description(&d);
-        if d.status_description != desc {
-            d.status_description = desc.to_string();
-            changed = true;
-        }
-    }
-    result.deployment_id = d.id.clone();
-    if existed
-        && d.status == DEPLOYMENT_STATUS_RUNNING
-        && groups
-            .iter()
-            .all(|(name, g)| g.complete || !d.task_groups.contains_key(name))
-    {
-        result.deployment_updates.push(DeploymentStatusUpdate {
-            deployment_id: d.id.clone(),
-            status: DEPLOYMENT_STATUS_SUCCESSFUL.to_string(),
-            status_description: DESC_SUCCESSFUL.to_string(),
-        });
-    }
-    if changed {
-        result.deployment = Some(d);
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -1,8 +1,9 @@
 //! `nomad eval status [options] <evaluation>`: one evaluation, its plan and placements.
 
+use std::collections::BTreeMap;
+
 use anyhow::{anyhow, Context as _};
-use nomad::api::{AllocListStub, Evaluation};
-use serde_json::Value;
+use nomad::api::{AllocListStub, DesiredUpdates, Evaluation};
 
 use crate::job::status::eval_failure_status;
 use crate::meta::{self, GlobalArgs};
@@ -156,8 +157,7 @@ fn format_eval(
     if let Some(table) = eval
         .plan_annotations
         .as_ref()
-        .and_then(|p| p.get("DesiredTGUpdates"))
-        .and_then(|u| plan_annotations(u, verbose))
+        .and_then(|p| plan_annotations(&p.desired_tg_updates, verbose))
     {
         output::out("\nPlan Annotations")?;
         output::out(table)?;
@@ -192,41 +192,34 @@ fn format_eval(
 }
 
 /// Nomad's `formatPlanAnnotations`: fixed columns, plus each optional column that is non-zero
-/// for some group (all of them with `-verbose`).
-pub fn plan_annotations(updates: &Value, verbose: bool) -> Option<String> {
-    let updates = updates.as_object()?;
+/// for some group (all of them with `-verbose`); `None` when there is no group.
+pub fn plan_annotations(
+    updates: &BTreeMap<String, DesiredUpdates>,
+    verbose: bool,
+) -> Option<String> {
     if updates.is_empty() {
         return None;
     }
-    let get = |u: &Value, k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let mut groups: Vec<&String> = updates.keys().collect();
-    groups.sort();
     let mut rows = vec!["Task Group|Ignore|Place|Stop|InPlace|Destructive".to_string()];
-    for tg in &groups {
-        let u = &updates[tg.as_str()];
+    for (tg, u) in updates {
         rows.push(format!(
             "{tg}|{}|{}|{}|{}|{}",
-            get(u, "Ignore"),
-            get(u, "Place"),
-            get(u, "Stop"),
-            get(u, "InPlaceUpdate"),
-            get(u, "DestructiveUpdate")
+            u.ignore, u.place, u.stop, u.in_place_update, u.destructive_update
         ));
     }
-    let optional = [
-        ("Migrate", "Migrate"),
-        ("Canary", "Canary"),
-        ("Preemptions", "Preemptions"),
-        ("Reschedule Now", "RescheduleNow"),
-        ("Reschedule Later", "RescheduleLater"),
-        ("Disconnect", "Disconnect"),
-        ("Reconnect", "Reconnect"),
+    /// A column shown only when some group has a count in it.
+    type Optional = (&'static str, fn(&DesiredUpdates) -> u64);
+    let optional: [Optional; 7] = [
+        ("Migrate", |u| u.migrate),
+        ("Canary", |u| u.canary),
+        ("Preemptions", |u| u.preemptions),
+        ("Reschedule Now", |u| u.reschedule_now),
+        ("Reschedule Later", |u| u.reschedule_later),
+        ("Disconnect", |u| u.disconnect),
+        ("Reconnect", |u| u.reconnect),
     ];
-    for (col, key) in optional {
-        let values: Vec<u64> = groups
-            .iter()
-            .map(|tg| get(&updates[tg.as_str()], key))
-            .collect();
+    for (col, value) in optional {
+        let values: Vec<u64> = updates.values().map(value).collect();
         if verbose || values.iter().any(|v| *v > 0) {
             rows[0].push_str(&format!("|{col}"));
             for (row, v) in rows.iter_mut().skip(1).zip(values) {
@@ -275,18 +268,60 @@ Next Eval          = <none>
 Blocked Eval       = <none>";
         assert_eq!(got, want);
 
-        let updates = serde_json::json!({"web": {"Ignore": 1}});
+        let updates = BTreeMap::from([(
+            "web".to_string(),
+            DesiredUpdates {
+                ignore: 1,
+                ..Default::default()
+            },
+        )]);
         assert_eq!(
-            plan_annotations(&updates, false).unwrap(),
-            "Task Group  Ignore  Place  Stop  InPlace  Destructive\n\
-             web         1       0      0     0        0"
+            plan_annotations(&updates, false).as_deref(),
+            Some(
+                "Task Group  Ignore  Place  Stop  InPlace  Destructive\n\
+                 web         1       0      0     0        0"
+            )
         );
-        let updates = serde_json::json!({"b": {"Place": 2, "Canary": 1}, "a": {}});
+    }
+
+    #[test]
+    fn plan_annotations_show_only_the_optional_columns_in_use() {
+        let updates = BTreeMap::from([
+            (
+                "foo".to_string(),
+                DesiredUpdates {
+                    place: 1,
+                    ignore: 2,
+                    canary: 1,
+                    ..Default::default()
+                },
+            ),
+            (
+                "bar".to_string(),
+                DesiredUpdates {
+                    place: 1,
+                    stop: 3,
+                    reconnect: 2,
+                    ..Default::default()
+                },
+            ),
+        ]);
         assert_eq!(
-            plan_annotations(&updates, false).unwrap(),
-            "Task Group  Ignore  Place  Stop  InPlace  Destructive  Canary\n\
-             a           0       0      0     0        0            0\n\
-             b           0       2      0     0        0            1"
+            plan_annotations(&updates, false).as_deref(),
+            Some(
+                "Task Group  Ignore  Place  Stop  InPlace  Destructive  Canary  Reconnect\n\
+                 bar         0       1      3     0        0            0       2\n\
+                 foo         2       1      0     0        0            1       0"
+            )
         );
+        let verbose = plan_annotations(&updates, true).unwrap_or_default();
+        assert!(
+            verbose.starts_with(
+                "Task Group  Ignore  Place  Stop  InPlace  Destructive  Migrate  Canary  \
+                 Preemptions  Reschedule Now  Reschedule Later  Disconnect  Reconnect\n"
+            ),
+            "{verbose}"
+        );
+        assert_eq!(plan_annotations(&BTreeMap::new(), true), None);
     }
 }

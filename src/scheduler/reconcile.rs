@@ -28,6 +28,9 @@
 //! destructive update until the deployment is promoted, after which the old allocs that share
 //! a canary's name stop and the rest roll. A deployment is created per job version that
 //! changes the spec (or has no allocs yet), and marked successful once every group is healthy.
+//!
+//! Per group the pass also counts what it decided (`desired`, Nomad's `DesiredTGUpdates`):
+//! the generic scheduler records these on the eval as its plan annotations.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -39,8 +42,8 @@ use super::reconcile_resched::{
     default_reschedule_policy, may_reschedule, next_reschedule_time, RESCHEDULE_WINDOW,
 };
 use crate::api::{
-    Allocation, Deployment, DeploymentStatusUpdate, Job, TaskGroup, ALLOC_CLIENT_COMPLETE,
-    ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST,
+    Allocation, Deployment, DeploymentStatusUpdate, DesiredUpdates, Job, TaskGroup,
+    ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST,
 };
 
 // Nomad's exact desired descriptions.
@@ -108,6 +111,10 @@ pub struct ReconcileResult {
     /// Failed allocs whose reschedule delay has not passed, with the time it does: each
     /// gets a follow-up eval (`WaitUntil`).
     pub reschedule_later: Vec<(Arc<Allocation>, i64)>,
+    /// Per task group (the job's and those its allocs name), what this pass decided, counted
+    /// as Nomad's reconciler counts its `DesiredTGUpdates`: before placement, so a placement
+    /// that then fails still counts.
+    pub desired: BTreeMap<String, DesiredUpdates>,
 }
 
 pub fn alloc_name(job_id: &str, group: &str, index: u32) -> String {
@@ -140,6 +147,14 @@ pub fn reconcile(
     let groups: BTreeSet<&str> = job
         .map(|j| j.task_groups.iter().map(|tg| tg.name.as_str()).collect())
         .unwrap_or_default();
+    // Nomad's alloc matrix: every group of the job, stopped or not, and of its allocs.
+    let named = input.job.iter().flat_map(|j| j.task_groups.iter());
+    for name in named
+        .map(|tg| &tg.name)
+        .chain(input.allocs.iter().map(|a| &a.task_group))
+    {
+        result.desired.entry(name.clone()).or_default();
+    }
 
     // Allocs of groups the job no longer has (or of a stopped job) all stop.
     let mut orphans: Vec<&Arc<Allocation>> = input
@@ -149,6 +164,7 @@ pub fn reconcile(
         .collect();
     orphans.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     for a in orphans {
+        result.desired.entry(a.task_group.clone()).or_default().stop += 1;
         result.stops.push(StopResult {
             alloc: a.clone(),
             description: STATUS_ALLOC_NOT_NEEDED,
@@ -209,6 +225,8 @@ fn reconcile_group(
     let mut done: Vec<Arc<Allocation>> = Vec::new();
     // (stop, replacement) pairs for lost, migrating and rescheduled allocs.
     let mut replaced: Vec<(StopResult, Placement)> = Vec::new();
+    let mut counts = DesiredUpdates::default();
+    let later_before = result.reschedule_later.len();
 
     let mut sorted: Vec<&Arc<Allocation>> = allocs.to_vec();
     sorted.sort_by(|a, b| {
@@ -295,6 +313,10 @@ fn reconcile_group(
             _ => untainted.push(a.clone()),
         }
     }
+    // Allocs that keep their slot as they are; those waiting for a delayed reschedule are
+    // also counted apart, as Nomad does.
+    counts.ignore += done.len() as u64;
+    counts.reschedule_later += (result.reschedule_later.len() - later_before) as u64;
 
     // Canaries of the current deployment stand beside the allocs they will replace: until
     // promotion they do not count toward the group's count.
@@ -313,6 +335,7 @@ fn reconcile_group(
         let canary_names: BTreeSet<String> = canaries.iter().map(|a| a.name.clone()).collect();
         untainted.retain(|a| {
             if canary_names.contains(&a.name) && !same_version(a) {
+                counts.stop += 1;
                 result.stops.push(StopResult {
                     alloc: a.clone(),
                     description: STATUS_ALLOC_NOT_NEEDED,
@@ -326,6 +349,7 @@ fn reconcile_group(
     } else if view.failed {
         // A failed deployment's unpromoted canaries are not needed.
         for a in canaries.drain(..) {
+            counts.stop += 1;
             result.stops.push(StopResult {
                 alloc: a,
                 description: STATUS_ALLOC_NOT_NEEDED,
@@ -333,6 +357,8 @@ fn reconcile_group(
             });
         }
     }
+    // Canaries waiting for promotion stay as they are.
+    counts.ignore += canaries.len() as u64;
     let had_running = allocs.iter().any(|a| {
         a.job
             .as_ref()
@@ -371,10 +397,12 @@ fn reconcile_group(
                 if stop.description != STATUS_ALLOC_LOST {
                     stop.description = STATUS_ALLOC_NOT_NEEDED;
                 }
+                counts.stop += 1;
                 result.stops.push(stop);
             }
         } else if let Some(u) = worst_untainted {
             let a = untainted.remove(u);
+            counts.stop += 1;
             result.stops.push(StopResult {
                 alloc: a,
                 description: STATUS_ALLOC_NOT_NEEDED,
@@ -395,6 +423,13 @@ fn reconcile_group(
         if let Some(i) = stop.alloc.index() {
             used.insert(i);
         }
+        // Nomad counts a migration once; a lost or rescheduled alloc stops and is placed.
+        if stop.description == STATUS_ALLOC_MIGRATING {
+            counts.migrate += 1;
+        } else {
+            counts.stop += 1;
+            counts.place += 1;
+        }
         result.stops.push(stop);
         others.push(place);
     }
@@ -406,6 +441,7 @@ fn reconcile_group(
             next += 1;
         }
         used.insert(next);
+        counts.place += 1;
         others.push(Placement {
             name: alloc_name(input.job_id, &tg.name, next),
             task_group: tg.name.clone(),
@@ -420,6 +456,7 @@ fn reconcile_group(
     let mut inplace = 0usize;
     for a in &untainted {
         if same_version(a) {
+            counts.ignore += 1;
             continue;
         }
         // A failed alloc cannot pick up a new version in place.
@@ -429,7 +466,7 @@ fn reconcile_group(
             update(a, tg)
         };
         match decision {
-            UpdateDecision::Ignore => {}
+            UpdateDecision::Ignore => counts.ignore += 1,
             UpdateDecision::Destructive => group_destructive.push(Placement {
                 name: a.name.clone(),
                 task_group: tg.name.clone(),
@@ -440,6 +477,7 @@ fn reconcile_group(
             }),
             UpdateDecision::InPlace(new) => {
                 inplace += 1;
+                counts.in_place_update += 1;
                 result.inplace.push(*new);
             }
         }
@@ -466,6 +504,7 @@ fn reconcile_group(
             .take(want_canaries - canaries.len())
             .collect();
         for name in names {
+            counts.canary += 1;
             others.push(Placement {
                 name,
                 task_group: tg.name.clone(),
@@ -478,7 +517,12 @@ fn reconcile_group(
     }
     let total_destructive = group_destructive.len();
     let limit = destructive_limit(strat, view, canary_state, &untainted, total_destructive);
+    // Updates past the limit (or held back by canaries) wait for a later pass, as ignored.
+    let updating = total_destructive.min(limit);
+    counts.destructive_update += updating as u64;
+    counts.ignore += (total_destructive - updating) as u64;
     destructive.extend(group_destructive.into_iter().take(limit));
+    result.desired.insert(tg.name.clone(), counts);
 
     let placed = destructive.len() + others.len() - placed_before;
     gd.wants_deployment =

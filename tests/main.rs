@@ -10,6 +10,7 @@ mod checks;
 mod deployments;
 mod docker;
 mod durability;
+mod eval_status;
 mod examples;
 mod exec;
 mod format_template;

@@ -1,8 +1,9 @@
 //! `nomad eval status [options] <evaluation>`: one evaluation, its plan and placements.
 
+use std::collections::BTreeMap;
+
 use anyhow::{anyhow, Context as _};
-use nomad::api::{AllocListStub, Evaluation};
-use serde_json::Value;
+use nomad::api::{AllocListStub, DesiredUpdates, Evaluation};
 
 use crate::job::status::eval_failure_status;
 use crate::meta::{self, GlobalArgs};
@@ -151,82 +152,111 @@ fn format_eval(
     length: usize,
 ) -> anyhow::Result<()> {
     let now = output::now_nanos();
-    output::out(format_kv(&basic_rows(eval, verbose, length, now)))?;
+    output::out(eval_status_text(eval, placed, verbose, length, now))?;
+    Ok(())
+}
 
-    if let Some(table) = eval
-        .plan_annotations
-        .as_ref()
-        .and_then(|p| p.get("DesiredTGUpdates"))
-        .and_then(|u| plan_annotations(u, verbose))
-    {
-        output::out("\nPlan Annotations")?;
-        output::out(table)?;
+/// What `eval status` prints (Nomad's `formatEvalStatus`), times relative to `now`: the
+/// evaluation, its plan annotations and the allocs it would preempt, what it placed, and
+/// what it failed to place.
+pub fn eval_status_text(
+    eval: &Evaluation,
+    placed: &[AllocListStub],
+    verbose: bool,
+    length: usize,
+    now: i64,
+) -> String {
+    let mut sections = vec![format_kv(&basic_rows(eval, verbose, length, now))];
+    if let Some(annotations) = &eval.plan_annotations {
+        if let Some(table) = plan_annotations(&annotations.desired_tg_updates, verbose) {
+            sections.push(format!("\nPlan Annotations\n{table}"));
+        }
+        let preempted = annotations.preempted_allocs.as_deref().unwrap_or_default();
+        if !preempted.is_empty() {
+            let table = preempted_allocs(preempted, length, now);
+            sections.push(format!("\nPreempted Allocations\n{table}"));
+        }
     }
     if !placed.is_empty() {
-        output::out("\nPlaced Allocations")?;
-        output::out(meta::alloc_stub_table(placed, false, length, &[]))?;
+        let table = meta::alloc_stub_table(placed, false, length, &[]);
+        sections.push(format!("\nPlaced Allocations\n{table}"));
     }
     let failed = eval.failed_tg_allocs.clone().unwrap_or_default();
     if !failed.is_empty() {
-        output::out("\nFailed Placements")?;
+        sections.push("\nFailed Placements".to_string());
         for (tg, m) in &failed {
             let noun = if m.coalesced_failures > 0 {
                 "allocations"
             } else {
                 "allocation"
             };
-            output::out(format!(
+            sections.push(format!(
                 "Task Group {tg:?} (failed to place {} {noun}):",
                 m.coalesced_failures + 1
-            ))?;
-            output::out(format_alloc_metrics(m, "  "))?;
+            ));
+            sections.push(format_alloc_metrics(m, "  "));
         }
         if !eval.blocked_eval.is_empty() {
-            output::out(format!(
+            sections.push(format!(
                 "\nEvaluation {:?} waiting for additional capacity to place remainder",
                 limit(&eval.blocked_eval, length)
-            ))?;
+            ));
         }
     }
-    Ok(())
+    sections.join("\n")
+}
+
+/// Nomad's `formatPreemptedAllocListStubs`: unlike the placed allocs, the preempted ones may
+/// belong to other jobs, so the job is a column.
+pub fn preempted_allocs(stubs: &[AllocListStub], length: usize, now: i64) -> String {
+    let mut rows =
+        vec!["ID|Job ID|Node ID|Task Group|Version|Desired|Status|Created|Modified".to_string()];
+    for a in stubs {
+        rows.push(format!(
+            "{}|{}|{}|{}|{}|{}|{}|{}|{}",
+            limit(&a.id, length),
+            a.job_id,
+            limit(&a.node_id, length),
+            a.task_group,
+            a.job_version,
+            a.desired_status,
+            a.client_status,
+            pretty_time_diff(a.create_time, now),
+            pretty_time_diff(a.modify_time, now)
+        ));
+    }
+    format_list(&rows)
 }
 
 /// Nomad's `formatPlanAnnotations`: fixed columns, plus each optional column that is non-zero
-/// for some group (all of them with `-verbose`).
-pub fn plan_annotations(updates: &Value, verbose: bool) -> Option<String> {
-    let updates = updates.as_object()?;
+/// for some group (all of them with `-verbose`); `None` when there is no group.
+pub fn plan_annotations(
+    updates: &BTreeMap<String, DesiredUpdates>,
+    verbose: bool,
+) -> Option<String> {
     if updates.is_empty() {
         return None;
     }
-    let get = |u: &Value, k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let mut groups: Vec<&String> = updates.keys().collect();
-    groups.sort();
     let mut rows = vec!["Task Group|Ignore|Place|Stop|InPlace|Destructive".to_string()];
-    for tg in &groups {
-        let u = &updates[tg.as_str()];
+    for (tg, u) in updates {
         rows.push(format!(
             "{tg}|{}|{}|{}|{}|{}",
-            get(u, "Ignore"),
-            get(u, "Place"),
-            get(u, "Stop"),
-            get(u, "InPlaceUpdate"),
-            get(u, "DestructiveUpdate")
+            u.ignore, u.place, u.stop, u.in_place_update, u.destructive_update
         ));
     }
-    let optional = [
-        ("Migrate", "Migrate"),
-        ("Canary", "Canary"),
-        ("Preemptions", "Preemptions"),
-        ("Reschedule Now", "RescheduleNow"),
-        ("Reschedule Later", "RescheduleLater"),
-        ("Disconnect", "Disconnect"),
-        ("Reconnect", "Reconnect"),
+    /// A column shown only when some group has a count in it.
+    type Optional = (&'static str, fn(&DesiredUpdates) -> u64);
+    let optional: [Optional; 7] = [
+        ("Migrate", |u| u.migrate),
+        ("Canary", |u| u.canary),
+        ("Preemptions", |u| u.preemptions),
+        ("Reschedule Now", |u| u.reschedule_now),
+        ("Reschedule Later", |u| u.reschedule_later),
+        ("Disconnect", |u| u.disconnect),
+        ("Reconnect", |u| u.reconnect),
     ];
-    for (col, key) in optional {
-        let values: Vec<u64> = groups
-            .iter()
-            .map(|tg| get(&updates[tg.as_str()], key))
-            .collect();
+    for (col, value) in optional {
+        let values: Vec<u64> = updates.values().map(value).collect();
         if verbose || values.iter().any(|v| *v > 0) {
             rows[0].push_str(&format!("|{col}"));
             for (row, v) in rows.iter_mut().skip(1).zip(values) {
@@ -240,24 +270,39 @@ pub fn plan_annotations(updates: &Value, verbose: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nomad::api::PlanAnnotations;
 
-    #[test]
-    fn kv_and_annotations_match_nomad_eval_status_sample() {
-        let s = 1_000_000_000i64;
-        let now = 1_800_000_000 * s;
-        let eval = Evaluation {
+    const S: i64 = 1_000_000_000;
+    const NOW: i64 = 1_800_000_000 * S;
+
+    /// The evaluation of the recorded `nomad eval status` (cli-samples/nomad_eval_status.txt),
+    /// with its plan annotations as GET /v1/evaluation/:id answered them.
+    fn recorded_eval() -> Evaluation {
+        let web = DesiredUpdates {
+            ignore: 1,
+            ..Default::default()
+        };
+        Evaluation {
             id: "18feb9b2-76f9-2c67-ffab-fdc48f333610".into(),
-            create_time: now - 42 * s,
-            modify_time: now - 42 * s,
+            create_time: NOW - 42 * S,
+            modify_time: NOW - 42 * S,
             status: "complete".into(),
             r#type: "service".into(),
             triggered_by: "deployment-watcher".into(),
             job_id: "example".into(),
             namespace: "default".into(),
             priority: 50,
+            plan_annotations: Some(PlanAnnotations {
+                desired_tg_updates: BTreeMap::from([("web".to_string(), web)]),
+                preempted_allocs: None,
+            }),
             ..Default::default()
-        };
-        let got = format_kv(&basic_rows(&eval, false, SHORT_ID, now));
+        }
+    }
+
+    #[test]
+    fn eval_status_matches_the_recorded_nomad_output() {
+        let got = eval_status_text(&recorded_eval(), &[], false, SHORT_ID, NOW);
         let want = "\
 ID                 = 18feb9b2
 Create Time        = 42s ago
@@ -272,21 +317,98 @@ Priority           = 50
 Placement Failures = false
 Previous Eval      = <none>
 Next Eval          = <none>
-Blocked Eval       = <none>";
+Blocked Eval       = <none>
+
+Plan Annotations
+Task Group  Ignore  Place  Stop  InPlace  Destructive
+web         1       0      0     0        0";
         assert_eq!(got, want);
 
-        let updates = serde_json::json!({"web": {"Ignore": 1}});
+        // An eval no scheduler finished prints neither table.
+        let pending = Evaluation {
+            plan_annotations: None,
+            ..recorded_eval()
+        };
+        let got = eval_status_text(&pending, &[], false, SHORT_ID, NOW);
+        assert!(got.ends_with("Blocked Eval       = <none>"), "{got}");
+    }
+
+    #[test]
+    fn preempted_allocations_follow_the_plan_annotations() {
+        let mut eval = recorded_eval();
+        let victim = AllocListStub {
+            id: "0b6c0f3e-7a51-4f0b-b7f6-6a0f3c9e2d11".into(),
+            job_id: "another".into(),
+            node_id: "9d1a6d34-1f0e-4a1c-8c5e-2c3b4a5d6e7f".into(),
+            task_group: "db".into(),
+            job_version: 3,
+            desired_status: "evict".into(),
+            client_status: "complete".into(),
+            create_time: NOW - 600 * S,
+            modify_time: NOW - 2 * S,
+            ..Default::default()
+        };
+        if let Some(a) = eval.plan_annotations.as_mut() {
+            a.preempted_allocs = Some(vec![victim]);
+            a.desired_tg_updates.insert(
+                "web".into(),
+                DesiredUpdates {
+                    place: 1,
+                    preemptions: 1,
+                    ..Default::default()
+                },
+            );
+        }
+        let got = eval_status_text(&eval, &[], false, SHORT_ID, NOW);
+        let want = "\
+Plan Annotations
+Task Group  Ignore  Place  Stop  InPlace  Destructive  Preemptions
+web         0       1      0     0        0            1
+
+Preempted Allocations
+ID        Job ID   Node ID   Task Group  Version  Desired  Status    Created  Modified
+0b6c0f3e  another  9d1a6d34  db          3        evict    complete  10m ago  2s ago";
+        assert!(got.ends_with(want), "{got}");
+    }
+
+    #[test]
+    fn plan_annotations_show_only_the_optional_columns_in_use() {
+        let updates = BTreeMap::from([
+            (
+                "foo".to_string(),
+                DesiredUpdates {
+                    place: 1,
+                    ignore: 2,
+                    canary: 1,
+                    ..Default::default()
+                },
+            ),
+            (
+                "bar".to_string(),
+                DesiredUpdates {
+                    place: 1,
+                    stop: 3,
+                    reconnect: 2,
+                    ..Default::default()
+                },
+            ),
+        ]);
         assert_eq!(
-            plan_annotations(&updates, false).unwrap(),
-            "Task Group  Ignore  Place  Stop  InPlace  Destructive\n\
-             web         1       0      0     0        0"
+            plan_annotations(&updates, false).as_deref(),
+            Some(
+                "Task Group  Ignore  Place  Stop  InPlace  Destructive  Canary  Reconnect\n\
+                 bar         0       1      3     0        0            0       2\n\
+                 foo         2       1      0     0        0            1       0"
+            )
         );
-        let updates = serde_json::json!({"b": {"Place": 2, "Canary": 1}, "a": {}});
-        assert_eq!(
-            plan_annotations(&updates, false).unwrap(),
-            "Task Group  Ignore  Place  Stop  InPlace  Destructive  Canary\n\
-             a           0       0      0     0        0            0\n\
-             b           0       2      0     0        0            1"
+        let verbose = plan_annotations(&updates, true).unwrap_or_default();
+        assert!(
+            verbose.starts_with(
+                "Task Group  Ignore  Place  Stop  InPlace  Destructive  Migrate  Canary  \
+                 Preemptions  Reschedule Now  Reschedule Later  Disconnect  Reconnect\n"
+            ),
+            "{verbose}"
         );
+        assert_eq!(plan_annotations(&BTreeMap::new(), true), None);
     }
 }

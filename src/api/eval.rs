@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
 use super::alloc::AllocMetric;
+use super::job_ops::PlanAnnotations;
+use serde::{Deserialize, Serialize};
 
 pub const EVAL_STATUS_BLOCKED: &str = "blocked";
 pub const EVAL_STATUS_PENDING: &str = "pending";
@@ -63,8 +62,10 @@ pub struct Evaluation {
     pub node_id: String,
     #[serde(skip_serializing_if = "super::omit::empty")]
     pub node_modify_index: u64,
+    /// What the scheduler decided per task group on its last pass over this eval (Nomad sets
+    /// it on every eval the service, batch, system and sysbatch schedulers finish).
     #[serde(skip_serializing_if = "super::omit::empty")]
-    pub plan_annotations: Option<Value>,
+    pub plan_annotations: Option<PlanAnnotations>,
     #[serde(skip_serializing_if = "super::omit::empty")]
     pub previous_eval: String,
     #[serde(skip_serializing_if = "super::omit::empty")]
@@ -98,5 +99,52 @@ impl Evaluation {
             self.status.as_str(),
             EVAL_STATUS_COMPLETE | EVAL_STATUS_FAILED | EVAL_STATUS_CANCELED
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Restated from a real Nomad 2.0 response (api-samples/GET_v1_evaluation_ID).
+    const RECORDED: &str = r#"{
+  "CreateIndex": 26,
+  "CreateTime": 1796217233018556228,
+  "DeploymentID": "df21b4f8-e1ad-75db-8a11-b19e88f2a2e0",
+  "ID": "18feb9b2-76f9-2c67-ffab-fdc48f333610",
+  "JobID": "example",
+  "ModifyIndex": 28,
+  "ModifyTime": 1796217233272572912,
+  "Namespace": "default",
+  "PlanAnnotations": {
+    "DesiredTGUpdates": {
+      "web": {
+        "Canary": 0, "DestructiveUpdate": 0, "Disconnect": 0, "Ignore": 1,
+        "InPlaceUpdate": 0, "Migrate": 0, "Place": 0, "Preemptions": 0, "Reconnect": 0,
+        "RescheduleLater": 0, "RescheduleNow": 0, "Stop": 0
+      }
+    },
+    "PreemptedAllocs": null
+  },
+  "Priority": 50,
+  "QueuedAllocations": {"web": 0},
+  "SnapshotIndex": 26,
+  "Status": "complete",
+  "TriggeredBy": "deployment-watcher",
+  "Type": "service"
+}"#;
+
+    #[test]
+    fn plan_annotations_read_and_write_as_nomad_records_them() {
+        let recorded: serde_json::Value = serde_json::from_str(RECORDED).expect("sample");
+        let eval: Evaluation = serde_json::from_str(RECORDED).expect("eval");
+        let annotations = eval.plan_annotations.as_ref().expect("annotations");
+        assert_eq!(annotations.desired_tg_updates["web"].ignore, 1);
+        assert_eq!(annotations.preempted_allocs, None);
+        let written = serde_json::to_value(&eval).expect("json");
+        assert_eq!(written, recorded);
+        // An eval no scheduler finished has no annotations, and no key for them.
+        let pending = serde_json::to_value(Evaluation::default()).expect("json");
+        assert!(pending.get("PlanAnnotations").is_none(), "{pending}");
     }
 }

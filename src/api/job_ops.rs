@@ -38,7 +38,9 @@ pub struct DesiredUpdates {
     pub stop: u64,
 }
 
-/// Nomad's `PlanAnnotations`: per-group desired updates and preempted allocs.
+/// Nomad's `PlanAnnotations`: per-group desired updates and preempted allocs, on a job plan
+/// response and on every scheduled eval. Every `DesiredUpdates` key is written, and
+/// `PreemptedAllocs` is `null` when nothing was preempted, as Nomad's JSON has them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 pub struct PlanAnnotations {

@@ -9,9 +9,10 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::api::{
-    AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation, Evaluation, Job, Plan,
-    TaskGroup, EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE, JOB_TYPE_BATCH, JOB_TYPE_SERVICE,
-    NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN, TRIGGER_QUEUED_ALLOCS,
+    AllocListStub, AllocMetric, AllocatedResources, AllocatedSharedResources, Allocation,
+    Evaluation, Job, Plan, PlanAnnotations, TaskGroup, EVAL_STATUS_BLOCKED, EVAL_STATUS_COMPLETE,
+    JOB_TYPE_BATCH, JOB_TYPE_SERVICE, NODE_STATUS_DISCONNECTED, NODE_STATUS_DOWN,
+    TRIGGER_QUEUED_ALLOCS,
 };
 
 use super::feasible::{
@@ -21,10 +22,9 @@ use super::feasible::{
 use super::node_check::{feasible, Eligibility};
 use super::plan_ctx::PlanCtx;
 use super::ranking::{rank, RankConfig, RankedNode, SelectOptions};
-use super::reconcile::{
-    next_reschedule_tracker, reconcile, Placement, ReconcileInput, Taint, UpdateDecision,
-};
+use super::reconcile::{reconcile, Placement, ReconcileInput, Taint, UpdateDecision};
 use super::reconcile_deploy::join_deployment;
+use super::reconcile_resched::{default_reschedule_policy, next_delay, next_reschedule_tracker};
 use super::stack::Stack;
 use super::update::tasks_updated;
 use super::{fnv1a, seeded_uuid, SchedulerContext, SchedulerError, SchedulerResult, StateView};
@@ -149,6 +149,11 @@ pub fn process_eval(
     for stop in &recon.stops {
         pctx.stop(&stop.alloc, stop.description, stop.client_status);
     }
+    // Nomad's planAnnotations: the reconciler's counts, plus the preemptions placing makes.
+    let mut annotations = PlanAnnotations {
+        desired_tg_updates: recon.desired,
+        preempted_allocs: None,
+    };
     for mut alloc in recon.inplace {
         if alloc.deployment_id != recon.deployment_id {
             // Health is judged anew for the new deployment.
@@ -210,7 +215,13 @@ pub fn process_eval(
                         let victims = std::mem::take(&mut ranked.preempted);
                         let mut alloc =
                             new_alloc(eval, job, tg, p, ranked, metric, &mut ids, ctx.now);
-                        record_preemptions(&mut alloc, &victims, &mut pctx, &mut preempted_jobs);
+                        record_preemptions(
+                            &mut alloc,
+                            &victims,
+                            &mut pctx,
+                            &mut preempted_jobs,
+                            Some(&mut annotations),
+                        );
                         join_deployment(&mut alloc, &recon.deployment_id, p.canary);
                         pctx.place(alloc);
                     }
@@ -268,6 +279,10 @@ pub fn process_eval(
     out_eval.queued_allocations = Some(queued);
     out_eval.status_description = String::new();
     let mut blocked_eval = None;
+    if failed.is_empty() || eval.status != EVAL_STATUS_BLOCKED {
+        // Nomad's setStatus records them with the outcome; a re-blocked eval keeps its own.
+        out_eval.plan_annotations = Some(annotations);
+    }
     if failed.is_empty() {
         out_eval.failed_tg_allocs = None;
         out_eval.status = EVAL_STATUS_COMPLETE.to_string();
@@ -452,15 +467,24 @@ pub(crate) fn exhaust_resources(m: &mut AllocMetric, tg: &TaskGroup) {
 }
 
 /// Stages the victims' eviction and records them on the preempting alloc; remembers their
-/// jobs for the follow-up evals.
+/// jobs for the follow-up evals. With `annotations`, each victim also counts as a preemption
+/// of the preempting alloc's group and is listed as it was before (Nomad's
+/// handlePreemptions).
 pub(crate) fn record_preemptions(
     alloc: &mut Allocation,
     victims: &[Arc<Allocation>],
     pctx: &mut PlanCtx<'_>,
     jobs: &mut BTreeMap<(String, String), Arc<Job>>,
+    annotations: Option<&mut PlanAnnotations>,
 ) {
     if victims.is_empty() {
         return;
+    }
+    if let Some(a) = annotations {
+        let group = a.desired_tg_updates.entry(alloc.task_group.clone());
+        group.or_default().preemptions += victims.len() as u64;
+        let listed = a.preempted_allocs.get_or_insert_with(Vec::new);
+        listed.extend(victims.iter().map(|v| AllocListStub::from_alloc(v)));
     }
     for v in victims {
         pctx.evict(v, &alloc.id);
@@ -535,8 +559,8 @@ fn new_alloc(
             let policy = tg
                 .reschedule_policy
                 .clone()
-                .unwrap_or_else(|| super::reconcile::default_reschedule_policy(&job.r#type));
-            let delay = super::reconcile_resched::next_delay(prev, &policy);
+                .unwrap_or_else(|| default_reschedule_policy(&job.r#type));
+            let delay = next_delay(prev, &policy);
             alloc.reschedule_tracker = Some(next_reschedule_tracker(prev, now, delay));
         }
     }

@@ -40,6 +40,8 @@ use std::sync::Arc;
 use crate::api::{Allocation, Deployment, Evaluation, Job, Node, Plan};
 
 pub mod annotate;
+#[cfg(test)]
+mod annotations_tests;
 mod devices;
 pub mod diff;
 mod diff_fields;
@@ -146,7 +148,7 @@ pub struct SchedulerResult {
     /// Allocs to stop and to place. May be a no-op.
     pub plan: Plan,
     /// The eval, updated: Status, StatusDescription, FailedTGAllocs, QueuedAllocations,
-    /// BlockedEval.
+    /// BlockedEval, PlanAnnotations.
     pub eval: Evaluation,
     /// A new blocked eval when some placements failed for lack of capacity or feasibility.
     pub blocked_eval: Option<Evaluation>,
@@ -180,6 +182,8 @@ pub(crate) fn cannot_handle(
     index: u64,
 ) -> SchedulerResult {
     out_eval.status = crate::api::EVAL_STATUS_FAILED.to_string();
+    // Nothing was scheduled, so there is nothing to annotate (not even an earlier pass's).
+    out_eval.plan_annotations = None;
     out_eval.status_description = format!(
         "scheduler cannot handle '{}' evaluation reason",
         eval.triggered_by

@@ -28,21 +28,22 @@
 //! destructive update until the deployment is promoted, after which the old allocs that share
 //! a canary's name stop and the rest roll. A deployment is created per job version that
 //! changes the spec (or has no allocs yet), and marked successful once every group is healthy.
+//!
+//! Per group the pass also counts what it decided (`desired`, Nomad's `DesiredTGUpdates`):
+//! the generic scheduler records these on the eval as its plan annotations.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde_json::{json, Value};
-
 use super::reconcile_deploy::{
-    deploy_view, destructive_limit, new_deployment, new_group_state, running_description, strategy,
-    DeployView, GroupDeploy,
+    deploy_view, destructive_limit, finish_deployment, strategy, DeployView, GroupDeploy,
 };
-use super::reconcile_resched::{next_reschedule_time, RESCHEDULE_WINDOW};
+use super::reconcile_resched::{
+    default_reschedule_policy, may_reschedule, next_reschedule_time, RESCHEDULE_WINDOW,
+};
 use crate::api::{
-    Allocation, Deployment, DeploymentStatusUpdate, Job, ReschedulePolicy, TaskGroup,
-    ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST, DEPLOYMENT_STATUS_RUNNING,
-    DEPLOYMENT_STATUS_SUCCESSFUL, DESC_SUCCESSFUL, HOUR, JOB_TYPE_SERVICE, MINUTE, SECOND,
+    Allocation, Deployment, DeploymentStatusUpdate, DesiredUpdates, Job, TaskGroup,
+    ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_FAILED, ALLOC_CLIENT_LOST,
 };
 
 // Nomad's exact desired descriptions.
@@ -110,84 +111,14 @@ pub struct ReconcileResult {
     /// Failed allocs whose reschedule delay has not passed, with the time it does: each
     /// gets a follow-up eval (`WaitUntil`).
     pub reschedule_later: Vec<(Arc<Allocation>, i64)>,
+    /// Per task group (the job's and those its allocs name), what this pass decided, counted
+    /// as Nomad's reconciler counts its `DesiredTGUpdates`: before placement, so a placement
+    /// that then fails still counts.
+    pub desired: BTreeMap<String, DesiredUpdates>,
 }
 
 pub fn alloc_name(job_id: &str, group: &str, index: u32) -> String {
     format!("{job_id}.{group}[{index}]")
-}
-
-/// Nomad's default reschedule policies per job type.
-pub fn default_reschedule_policy(job_type: &str) -> ReschedulePolicy {
-    if job_type == JOB_TYPE_SERVICE {
-        ReschedulePolicy {
-            attempts: 0,
-            interval: 0,
-            delay: 30 * SECOND,
-            delay_function: "exponential".into(),
-            max_delay: HOUR,
-            unlimited: true,
-        }
-    } else {
-        ReschedulePolicy {
-            attempts: 1,
-            interval: 24 * HOUR,
-            delay: 5 * SECOND,
-            delay_function: "constant".into(),
-            max_delay: MINUTE,
-            unlimited: false,
-        }
-    }
-}
-
-/// Reschedule times (Unix nanos) recorded in an alloc's tracker.
-fn reschedule_times(alloc: &Allocation) -> Vec<i64> {
-    alloc
-        .reschedule_tracker
-        .as_ref()
-        .and_then(|t| t.get("Events"))
-        .and_then(Value::as_array)
-        .map(|evs| {
-            evs.iter()
-                .filter_map(|e| e.get("RescheduleTime").and_then(Value::as_i64))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn may_reschedule(alloc: &Allocation, policy: &ReschedulePolicy, now: i64) -> bool {
-    if alloc.desired_transition.force_reschedule == Some(true) {
-        return true;
-    }
-    if policy.unlimited {
-        return true;
-    }
-    if policy.attempts <= 0 {
-        return false;
-    }
-    let since = now.saturating_sub(policy.interval);
-    let recent = reschedule_times(alloc)
-        .into_iter()
-        .filter(|t| policy.interval <= 0 || *t > since)
-        .count();
-    recent < policy.attempts as usize
-}
-
-/// The tracker a rescheduled replacement carries: the previous events plus this one.
-pub fn next_reschedule_tracker(prev: &Allocation, now: i64, delay: i64) -> Value {
-    let mut events: Vec<Value> = prev
-        .reschedule_tracker
-        .as_ref()
-        .and_then(|t| t.get("Events"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    events.push(json!({
-        "PrevAllocID": prev.id,
-        "PrevNodeID": prev.node_id,
-        "RescheduleTime": now,
-        "Delay": delay,
-    }));
-    json!({ "Events": events })
 }
 
 pub struct ReconcileInput<'a> {
@@ -216,6 +147,14 @@ pub fn reconcile(
     let groups: BTreeSet<&str> = job
         .map(|j| j.task_groups.iter().map(|tg| tg.name.as_str()).collect())
         .unwrap_or_default();
+    // Nomad's alloc matrix: every group of the job, stopped or not, and of its allocs.
+    let named = input.job.iter().flat_map(|j| j.task_groups.iter());
+    for name in named
+        .map(|tg| &tg.name)
+        .chain(input.allocs.iter().map(|a| &a.task_group))
+    {
+        result.desired.entry(name.clone()).or_default();
+    }
 
     // Allocs of groups the job no longer has (or of a stopped job) all stop.
     let mut orphans: Vec<&Arc<Allocation>> = input
@@ -225,6 +164,7 @@ pub fn reconcile(
         .collect();
     orphans.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     for a in orphans {
+        result.desired.entry(a.task_group.clone()).or_default().stop += 1;
         result.stops.push(StopResult {
             alloc: a.clone(),
             description: STATUS_ALLOC_NOT_NEEDED,
@@ -263,64 +203,6 @@ pub fn reconcile(
     result
 }
 
-/// Create the deployment this pass needs, record canary counts, or mark it successful.
-fn finish_deployment(
-    input: &ReconcileInput<'_>,
-    job: &Job,
-    view: &DeployView,
-    groups: &BTreeMap<String, GroupDeploy>,
-    result: &mut ReconcileResult,
-) {
-    let existed = view.current.is_some();
-    let mut deployment = view.current.clone();
-    let mut changed = false;
-    if deployment.is_none() && groups.values().any(|g| g.wants_deployment) {
-        let mut d = new_deployment(job, input.new_deployment_id, input.now);
-        for tg in &job.task_groups {
-            if let Some(u) = strategy(job, tg) {
-                d.task_groups
-                    .insert(tg.name.clone(), new_group_state(u, tg, input.now));
-            }
-        }
-        deployment = Some(d);
-        changed = true;
-    }
-    let Some(mut d) = deployment else {
-        return;
-    };
-    for (name, g) in groups {
-        if let Some(st) = d.task_groups.get_mut(name) {
-            if g.desired_canaries > st.desired_canaries {
-                st.desired_canaries = g.desired_canaries;
-                changed = true;
-            }
-        }
-    }
-    if d.status == DEPLOYMENT_STATUS_RUNNING {
-        let desc = running_description(&d);
-        if d.status_description != desc {
-            d.status_description = desc.to_string();
-            changed = true;
-        }
-    }
-    result.deployment_id = d.id.clone();
-    if existed
-        && d.status == DEPLOYMENT_STATUS_RUNNING
-        && groups
-            .iter()
-            .all(|(name, g)| g.complete || !d.task_groups.contains_key(name))
-    {
-        result.deployment_updates.push(DeploymentStatusUpdate {
-            deployment_id: d.id.clone(),
-            status: DEPLOYMENT_STATUS_SUCCESSFUL.to_string(),
-            status_description: DESC_SUCCESSFUL.to_string(),
-        });
-    }
-    if changed {
-        result.deployment = Some(d);
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn reconcile_group(
     input: &ReconcileInput<'_>,
@@ -343,6 +225,8 @@ fn reconcile_group(
     let mut done: Vec<Arc<Allocation>> = Vec::new();
     // (stop, replacement) pairs for lost, migrating and rescheduled allocs.
     let mut replaced: Vec<(StopResult, Placement)> = Vec::new();
+    let mut counts = DesiredUpdates::default();
+    let later_before = result.reschedule_later.len();
 
     let mut sorted: Vec<&Arc<Allocation>> = allocs.to_vec();
     sorted.sort_by(|a, b| {
@@ -429,6 +313,10 @@ fn reconcile_group(
             _ => untainted.push(a.clone()),
         }
     }
+    // Allocs that keep their slot as they are; those waiting for a delayed reschedule are
+    // also counted apart, as Nomad does.
+    counts.ignore += done.len() as u64;
+    counts.reschedule_later += (result.reschedule_later.len() - later_before) as u64;
 
     // Canaries of the current deployment stand beside the allocs they will replace: until
     // promotion they do not count toward the group's count.
@@ -447,6 +335,7 @@ fn reconcile_group(
         let canary_names: BTreeSet<String> = canaries.iter().map(|a| a.name.clone()).collect();
         untainted.retain(|a| {
             if canary_names.contains(&a.name) && !same_version(a) {
+                counts.stop += 1;
                 result.stops.push(StopResult {
                     alloc: a.clone(),
                     description: STATUS_ALLOC_NOT_NEEDED,
@@ -460,6 +349,7 @@ fn reconcile_group(
     } else if view.failed {
         // A failed deployment's unpromoted canaries are not needed.
         for a in canaries.drain(..) {
+            counts.stop += 1;
             result.stops.push(StopResult {
                 alloc: a,
                 description: STATUS_ALLOC_NOT_NEEDED,
@@ -467,6 +357,8 @@ fn reconcile_group(
             });
         }
     }
+    // Canaries waiting for promotion stay as they are.
+    counts.ignore += canaries.len() as u64;
     let had_running = allocs.iter().any(|a| {
         a.job
             .as_ref()
@@ -505,10 +397,12 @@ fn reconcile_group(
                 if stop.description != STATUS_ALLOC_LOST {
                     stop.description = STATUS_ALLOC_NOT_NEEDED;
                 }
+                counts.stop += 1;
                 result.stops.push(stop);
             }
         } else if let Some(u) = worst_untainted {
             let a = untainted.remove(u);
+            counts.stop += 1;
             result.stops.push(StopResult {
                 alloc: a,
                 description: STATUS_ALLOC_NOT_NEEDED,
@@ -529,6 +423,13 @@ fn reconcile_group(
         if let Some(i) = stop.alloc.index() {
             used.insert(i);
         }
+        // Nomad counts a migration once; a lost or rescheduled alloc stops and is placed.
+        if stop.description == STATUS_ALLOC_MIGRATING {
+            counts.migrate += 1;
+        } else {
+            counts.stop += 1;
+            counts.place += 1;
+        }
         result.stops.push(stop);
         others.push(place);
     }
@@ -540,6 +441,7 @@ fn reconcile_group(
             next += 1;
         }
         used.insert(next);
+        counts.place += 1;
         others.push(Placement {
             name: alloc_name(input.job_id, &tg.name, next),
             task_group: tg.name.clone(),
@@ -554,6 +456,7 @@ fn reconcile_group(
     let mut inplace = 0usize;
     for a in &untainted {
         if same_version(a) {
+            counts.ignore += 1;
             continue;
         }
         // A failed alloc cannot pick up a new version in place.
@@ -563,7 +466,7 @@ fn reconcile_group(
             update(a, tg)
         };
         match decision {
-            UpdateDecision::Ignore => {}
+            UpdateDecision::Ignore => counts.ignore += 1,
             UpdateDecision::Destructive => group_destructive.push(Placement {
                 name: a.name.clone(),
                 task_group: tg.name.clone(),
@@ -574,6 +477,7 @@ fn reconcile_group(
             }),
             UpdateDecision::InPlace(new) => {
                 inplace += 1;
+                counts.in_place_update += 1;
                 result.inplace.push(*new);
             }
         }
@@ -600,6 +504,7 @@ fn reconcile_group(
             .take(want_canaries - canaries.len())
             .collect();
         for name in names {
+            counts.canary += 1;
             others.push(Placement {
                 name,
                 task_group: tg.name.clone(),
@@ -612,7 +517,12 @@ fn reconcile_group(
     }
     let total_destructive = group_destructive.len();
     let limit = destructive_limit(strat, view, canary_state, &untainted, total_destructive);
+    // Updates past the limit (or held back by canaries) wait for a later pass, as ignored.
+    let updating = total_destructive.min(limit);
+    counts.destructive_update += updating as u64;
+    counts.ignore += (total_destructive - updating) as u64;
     destructive.extend(group_destructive.into_iter().take(limit));
+    result.desired.insert(tg.name.clone(), counts);
 
     let placed = destructive.len() + others.len() - placed_before;
     gd.wants_deployment =

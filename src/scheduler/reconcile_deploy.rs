@@ -3,11 +3,15 @@
 //! less the deployment's allocs not yet healthy), canaries before old allocs stop, and when a
 //! deployment is created or complete.
 
+use std::collections::BTreeMap;
+
+use super::reconcile::{ReconcileInput, ReconcileResult};
 use crate::api::{
     format_rfc3339, Allocation, Deployment, DeploymentState, DeploymentStatusUpdate, Job,
     TaskGroup, UpdateStrategy, DEPLOYMENT_STATUS_CANCELLED, DEPLOYMENT_STATUS_FAILED,
-    DEPLOYMENT_STATUS_PAUSED, DEPLOYMENT_STATUS_RUNNING, DESC_NEWER_JOB, DESC_RUNNING,
-    DESC_RUNNING_AUTO_PROMOTION, DESC_RUNNING_NEEDS_PROMOTION, DESC_STOPPED_JOB, JOB_TYPE_SERVICE,
+    DEPLOYMENT_STATUS_PAUSED, DEPLOYMENT_STATUS_RUNNING, DEPLOYMENT_STATUS_SUCCESSFUL,
+    DESC_NEWER_JOB, DESC_RUNNING, DESC_RUNNING_AUTO_PROMOTION, DESC_RUNNING_NEEDS_PROMOTION,
+    DESC_STOPPED_JOB, DESC_SUCCESSFUL, JOB_TYPE_SERVICE,
 };
 
 /// The job's deployment as this pass sees it.
@@ -148,6 +152,64 @@ pub fn running_description(d: &Deployment) -> &'static str {
         }
     } else {
         DESC_RUNNING
+    }
+}
+
+/// Create the deployment this pass needs, record canary counts, or mark it successful.
+pub(super) fn finish_deployment(
+    input: &ReconcileInput<'_>,
+    job: &Job,
+    view: &DeployView,
+    groups: &BTreeMap<String, GroupDeploy>,
+    result: &mut ReconcileResult,
+) {
+    let existed = view.current.is_some();
+    let mut deployment = view.current.clone();
+    let mut changed = false;
+    if deployment.is_none() && groups.values().any(|g| g.wants_deployment) {
+        let mut d = new_deployment(job, input.new_deployment_id, input.now);
+        for tg in &job.task_groups {
+            if let Some(u) = strategy(job, tg) {
+                d.task_groups
+                    .insert(tg.name.clone(), new_group_state(u, tg, input.now));
+            }
+        }
+        deployment = Some(d);
+        changed = true;
+    }
+    let Some(mut d) = deployment else {
+        return;
+    };
+    for (name, g) in groups {
+        if let Some(st) = d.task_groups.get_mut(name) {
+            if g.desired_canaries > st.desired_canaries {
+                st.desired_canaries = g.desired_canaries;
+                changed = true;
+            }
+        }
+    }
+    if d.status == DEPLOYMENT_STATUS_RUNNING {
+        let desc = running_description(&d);
+        if d.status_description != desc {
+            d.status_description = desc.to_string();
+            changed = true;
+        }
+    }
+    result.deployment_id = d.id.clone();
+    if existed
+        && d.status == DEPLOYMENT_STATUS_RUNNING
+        && groups
+            .iter()
+            .all(|(name, g)| g.complete || !d.task_groups.contains_key(name))
+    {
+        result.deployment_updates.push(DeploymentStatusUpdate {
+            deployment_id: d.id.clone(),
+            status: DEPLOYMENT_STATUS_SUCCESSFUL.to_string(),
+            status_description: DESC_SUCCESSFUL.to_string(),
+        });
+    }
+    if changed {
+        result.deployment = Some(d);
     }
 }
 

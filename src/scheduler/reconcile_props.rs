@@ -1,7 +1,7 @@
 //! Property tests of the reconciler's invariants over random jobs, alloc sets and
 //! deployments: placements never exceed the count, canaries never exceed the update block,
-//! no two live allocs share a name within a job version, and a stopped job gets no new
-//! deployment.
+//! no two live allocs share a name within a job version, a stopped job gets no new
+//! deployment, and the per-group counts (the eval's plan annotations) add up to the result.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -270,6 +270,23 @@ proptest! {
         // stops them in the same result, so they are in `stopped`.
         prop_assert!(existing + placed <= count.max(existing),
             "{} kept + {} placed for count {}", existing, placed, count);
+    }
+
+    #[test]
+    fn the_counts_add_up_to_the_stops_and_placements(s in scenario()) {
+        let (_, _, r) = run(&s);
+        let counts = r.desired.get("g").cloned().unwrap_or_default();
+        // Every placement is a new alloc, a canary, a migration or a destructive update; a
+        // migrating alloc stops like a plain stop, a destructively updated one with its
+        // replacement.
+        prop_assert_eq!(
+            r.placements.len() as u64,
+            counts.place + counts.canary + counts.migrate + counts.destructive_update,
+            "{:?}", counts
+        );
+        prop_assert_eq!(r.stops.len() as u64, counts.stop + counts.migrate, "{:?}", counts);
+        prop_assert_eq!(r.inplace.len() as u64, counts.in_place_update);
+        prop_assert_eq!(r.reschedule_later.len() as u64, counts.reschedule_later);
     }
 
     #[test]

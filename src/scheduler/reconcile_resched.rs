@@ -1,14 +1,15 @@
-//! Reschedule delays (Nomad's `Allocation.NextDelay` / `NextRescheduleTime`): when a failed
-//! alloc may be replaced, by `delay_function` constant, exponential or fibonacci, capped at
-//! `max_delay` (and reset to `delay` once an alloc ran longer than the cap since its last
-//! reschedule).
+//! Rescheduling failed allocs: Nomad's default policies per job type, whether another attempt
+//! is allowed within the policy's interval, the tracker a replacement carries, and the delays
+//! (Nomad's `Allocation.NextDelay` / `NextRescheduleTime`): when a failed alloc may be
+//! replaced, by `delay_function` constant, exponential or fibonacci, capped at `max_delay`
+//! (and reset to `delay` once an alloc ran longer than the cap since its last reschedule).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::api::{Allocation, ReschedulePolicy};
+use crate::api::{Allocation, ReschedulePolicy, HOUR, JOB_TYPE_SERVICE, MINUTE, SECOND};
 
 /// Nomad's `rescheduleWindowSize`: failures due within this window are replaced now.
-pub const RESCHEDULE_WINDOW: i64 = crate::api::SECOND;
+pub const RESCHEDULE_WINDOW: i64 = SECOND;
 
 /// (reschedule time, delay) of each earlier event in the alloc's tracker, oldest first.
 fn events(alloc: &Allocation) -> Vec<(i64, i64)> {
@@ -76,6 +77,80 @@ pub fn next_delay(alloc: &Allocation, policy: &ReschedulePolicy) -> i64 {
 pub fn next_reschedule_time(alloc: &Allocation, policy: &ReschedulePolicy) -> (i64, i64) {
     let delay = next_delay(alloc, policy);
     (last_event_time(alloc).saturating_add(delay), delay)
+}
+
+/// Nomad's default reschedule policies per job type.
+pub fn default_reschedule_policy(job_type: &str) -> ReschedulePolicy {
+    if job_type == JOB_TYPE_SERVICE {
+        ReschedulePolicy {
+            attempts: 0,
+            interval: 0,
+            delay: 30 * SECOND,
+            delay_function: "exponential".into(),
+            max_delay: HOUR,
+            unlimited: true,
+        }
+    } else {
+        ReschedulePolicy {
+            attempts: 1,
+            interval: 24 * HOUR,
+            delay: 5 * SECOND,
+            delay_function: "constant".into(),
+            max_delay: MINUTE,
+            unlimited: false,
+        }
+    }
+}
+
+/// Reschedule times (Unix nanos) recorded in an alloc's tracker.
+fn reschedule_times(alloc: &Allocation) -> Vec<i64> {
+    alloc
+        .reschedule_tracker
+        .as_ref()
+        .and_then(|t| t.get("Events"))
+        .and_then(Value::as_array)
+        .map(|evs| {
+            evs.iter()
+                .filter_map(|e| e.get("RescheduleTime").and_then(Value::as_i64))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn may_reschedule(alloc: &Allocation, policy: &ReschedulePolicy, now: i64) -> bool {
+    if alloc.desired_transition.force_reschedule == Some(true) {
+        return true;
+    }
+    if policy.unlimited {
+        return true;
+    }
+    if policy.attempts <= 0 {
+        return false;
+    }
+    let since = now.saturating_sub(policy.interval);
+    let recent = reschedule_times(alloc)
+        .into_iter()
+        .filter(|t| policy.interval <= 0 || *t > since)
+        .count();
+    recent < policy.attempts as usize
+}
+
+/// The tracker a rescheduled replacement carries: the previous events plus this one.
+pub fn next_reschedule_tracker(prev: &Allocation, now: i64, delay: i64) -> Value {
+    let mut events: Vec<Value> = prev
+        .reschedule_tracker
+        .as_ref()
+        .and_then(|t| t.get("Events"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    events.push(json!({
+        "PrevAllocID": prev.id,
+        "PrevNodeID": prev.node_id,
+        "RescheduleTime": now,
+        "Delay": delay,
+    }));
+    json!({ "Events": events })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 use super::*;
 use crate::api::{ALLOC_CLIENT_RUNNING, ALLOC_DESIRED_STOP};
 use crate::scheduler::testing::{alloc, job};
+use serde_json::json;
 
 fn run(
     job: Option<&Job>,

@@ -24,6 +24,12 @@
 //! simply does not belong there) unless the group could be placed nowhere at all; a node
 //! whose resources are exhausted is, coalesced per group. System evals never block: new
 //! capacity arrives as node-update evals.
+//!
+//! The eval records the pass as plan annotations, counted as Nomad's node reconciler buckets
+//! allocs (kept: ignore; stopped, migrated, updated in place or destructively; lost allocs are
+//! not counted). `Place` is then, for system jobs, every feasible node that runs or will run
+//! the group (Nomad's candidate count), and for sysbatch jobs the nodes placed on that were not
+//! filtered out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -32,8 +38,9 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::api::{
-    AllocMetric, Allocation, Evaluation, Job, Node, Plan, TaskGroup, ALLOC_CLIENT_COMPLETE,
-    ALLOC_CLIENT_LOST, EVAL_STATUS_COMPLETE, JOB_TYPE_SYSBATCH, JOB_TYPE_SYSTEM, NODE_STATUS_DOWN,
+    AllocMetric, Allocation, DesiredUpdates, Evaluation, Job, Node, Plan, PlanAnnotations,
+    TaskGroup, ALLOC_CLIENT_COMPLETE, ALLOC_CLIENT_LOST, EVAL_STATUS_COMPLETE, JOB_TYPE_SYSBATCH,
+    JOB_TYPE_SYSTEM, NODE_STATUS_DOWN,
 };
 
 use super::feasible::{
@@ -111,10 +118,12 @@ pub fn process_system_eval(
     }
     let mut failed: BTreeMap<String, AllocMetric> = BTreeMap::new();
     let mut preempted_jobs = BTreeMap::new();
+    let mut annotations = PlanAnnotations::default();
 
     let (deployment, deployment_updates) = match &live_job {
         None => {
             for a in allocs.iter().filter(|a| !a.terminal()) {
+                group_counts(&mut annotations, &a.task_group).stop += 1;
                 pctx.stop(a, STATUS_ALLOC_NOT_NEEDED, None);
             }
             deploy.into_updates()
@@ -148,6 +157,7 @@ pub fn process_system_eval(
                 failed: &mut failed,
                 queued: &mut queued,
                 preempted_jobs: &mut preempted_jobs,
+                annotations: &mut annotations,
             };
             let tallies = run.reconcile_and_place(&allocs, &mut placer, &mut deploy);
             out_eval.deployment_id = deploy.id();
@@ -174,6 +184,7 @@ pub fn process_system_eval(
         deployment_updates,
     };
     out_eval.queued_allocations = Some(queued);
+    out_eval.plan_annotations = Some(annotations);
     out_eval.status_description = String::new();
     out_eval.failed_tg_allocs = (!failed.is_empty()).then_some(failed);
     out_eval.status = EVAL_STATUS_COMPLETE.to_string();
@@ -233,10 +244,19 @@ impl SystemRun<'_> {
         for a in allocs.iter().filter(|a| !a.terminal()) {
             match self.decide(a, &eligible_ids, &in_scope) {
                 Decision::Keep(a) => {
+                    group_counts(placer.annotations, &a.task_group).ignore += 1;
                     covered.insert((a.node_id.clone(), a.task_group.clone()));
                     kept.entry(a.task_group.as_str()).or_default().push(a);
                 }
-                Decision::Stop(a, desc, status) => placer.pctx.stop(a, desc, status),
+                Decision::Stop(a, desc, status) => {
+                    // Nomad's node reconciler counts no lost allocs.
+                    if desc == STATUS_ALLOC_MIGRATING {
+                        group_counts(placer.annotations, &a.task_group).migrate += 1;
+                    } else if desc != STATUS_ALLOC_LOST {
+                        group_counts(placer.annotations, &a.task_group).stop += 1;
+                    }
+                    placer.pctx.stop(a, desc, status)
+                }
                 Decision::Replace(a) => {
                     covered.insert((a.node_id.clone(), a.task_group.clone()));
                     replace.push(a);
@@ -251,8 +271,9 @@ impl SystemRun<'_> {
                     .job
                     .as_ref()
                     .is_some_and(|j| j.job_modify_index == job.job_modify_index);
-                if same_version && a.client_status == ALLOC_CLIENT_COMPLETE {
-                    covered.insert((a.node_id.clone(), a.task_group.clone()));
+                let key = (a.node_id.clone(), a.task_group.clone());
+                if same_version && a.client_status == ALLOC_CLIENT_COMPLETE && covered.insert(key) {
+                    group_counts(placer.annotations, &a.task_group).ignore += 1;
                 }
             }
         }
@@ -309,17 +330,21 @@ impl SystemRun<'_> {
                 (self.ctx.now, placer.opts.config),
             ) {
                 UpdateDecision::InPlace(mut updated) => {
+                    group_counts(placer.annotations, &tg.name).in_place_update += 1;
                     updated.deployment_id = deployment_id.clone();
                     updated.deployment_status = None;
                     placer.pctx.place(*updated);
                 }
                 UpdateDecision::Destructive | UpdateDecision::Ignore => {
+                    // Counted before max_parallel and canaries hold some back, as Nomad does.
+                    group_counts(placer.annotations, &tg.name).destructive_update += 1;
                     destructive.entry(tg.name.as_str()).or_default().push(prev)
                 }
             }
         }
 
         for (node, tg) in missing {
+            group_counts(placer.annotations, &tg.name).place += 1;
             tallies.entry(tg.name.clone()).or_default().candidates += 1;
             let previous_terminal = allocs
                 .iter()
@@ -413,6 +438,9 @@ impl SystemRun<'_> {
                 placer.failed.insert(tg, metric);
             }
         }
+        if job.r#type == JOB_TYPE_SYSTEM {
+            system_counts(placer.annotations, &tallies);
+        }
         tallies
     }
 
@@ -460,6 +488,30 @@ impl SystemRun<'_> {
             return Decision::Replace(a);
         }
         Decision::Keep(a)
+    }
+}
+
+/// The counts of `group`, created on first use: like Nomad's node reconciler, a group gets
+/// counts only once some alloc or node of it is decided.
+fn group_counts<'a>(annotations: &'a mut PlanAnnotations, group: &str) -> &'a mut DesiredUpdates {
+    annotations
+        .desired_tg_updates
+        .entry(group.to_string())
+        .or_default()
+}
+
+/// Nomad's system scheduler reports as `Place` every feasible node that runs or will run the
+/// group (kept, updated, replaced and newly placed), and as `Canary` the canaries of the
+/// version, those running and those this pass placed.
+fn system_counts(annotations: &mut PlanAnnotations, tallies: &BTreeMap<String, GroupTally>) {
+    for (group, counts) in annotations.desired_tg_updates.iter_mut() {
+        let Some(tally) = tallies.get(group) else {
+            continue;
+        };
+        counts.place = tally.candidates.max(0) as u64;
+        if tally.canarying {
+            counts.canary = tally.canary_ids.len() as u64;
+        }
     }
 }
 

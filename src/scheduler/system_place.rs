@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use rand::rngs::StdRng;
 
-use crate::api::{AllocMetric, Allocation, Evaluation, Job, Node, TaskGroup};
+use crate::api::{
+    AllocMetric, Allocation, Evaluation, Job, Node, PlanAnnotations, TaskGroup, JOB_TYPE_SYSBATCH,
+};
 
 use super::generic::{exhaust_resources, record_preemptions};
 use super::host_volumes;
@@ -56,6 +58,10 @@ pub(super) struct Placer<'a, 'p> {
     pub failed: &'a mut BTreeMap<String, AllocMetric>,
     pub queued: &'a mut BTreeMap<String, i64>,
     pub preempted_jobs: &'a mut BTreeMap<(String, String), Arc<Job>>,
+    /// The pass's plan annotations. Preemptions are counted only when the eval asks for
+    /// annotations (a job plan), and a sysbatch placement on a node filtered out is taken
+    /// back from `Place`, both as Nomad's system and sysbatch schedulers do.
+    pub annotations: &'a mut PlanAnnotations,
 }
 
 impl Placer<'_, '_> {
@@ -92,7 +98,14 @@ impl Placer<'_, '_> {
                 let prev = req.replaces.or(req.previous_terminal);
                 let mut alloc = self.new_alloc(tg, ranked, metric, prev);
                 join_deployment(&mut alloc, req.deployment_id, req.canary);
-                record_preemptions(&mut alloc, &victims, self.pctx, self.preempted_jobs);
+                let annotations = self.eval.annotate_plan.then_some(&mut *self.annotations);
+                record_preemptions(
+                    &mut alloc,
+                    &victims,
+                    self.pctx,
+                    self.preempted_jobs,
+                    annotations,
+                );
                 let id = alloc.id.clone();
                 self.pctx.place(alloc);
                 self.placed_any.insert(tg.name.clone());
@@ -101,6 +114,11 @@ impl Placer<'_, '_> {
             // The node no longer fits the group: what ran there stays stopped.
             None if metric.nodes_filtered > 0 => {
                 merge_filtered(self.filtered.entry(tg.name.clone()).or_default(), &metric);
+                if job.r#type == JOB_TYPE_SYSBATCH {
+                    if let Some(u) = self.annotations.desired_tg_updates.get_mut(&tg.name) {
+                        u.place = u.place.saturating_sub(1);
+                    }
+                }
                 None
             }
             None => {

@@ -56,6 +56,8 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
         .ok_or_else(|| {
             ServerError::Apply(format!("state did not reach index {}", eval.modify_index))
         })?;
+    // Nomad fails an eval that ran out of attempts with the last attempt's annotations.
+    let mut last_annotations = eval.plan_annotations.clone();
     for _ in 0..MAX_ATTEMPTS {
         let ctx = SchedulerContext {
             now: now_nanos(),
@@ -77,6 +79,7 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
                 return write_evals(server, vec![failed]).await;
             }
         };
+        last_annotations = result.eval.plan_annotations.clone();
         let mut evals = vec![result.eval];
         evals.extend(result.blocked_eval);
         evals.extend(result.followup_evals);
@@ -107,6 +110,7 @@ async fn process(server: &Server, eval: Evaluation) -> Result<(), ServerError> {
     let mut failed = eval.clone();
     failed.status = EVAL_STATUS_FAILED.to_string();
     failed.status_description = "maximum attempts reached (5)".to_string();
+    failed.plan_annotations = last_annotations;
     write_evals(server, vec![failed]).await
 }
 

@@ -2,6 +2,7 @@
 //! server.
 
 mod agent;
+mod annotations;
 mod jobs;
 mod logs;
 mod objects;
@@ -131,7 +132,12 @@ pub(crate) fn job_body(id: &str) -> String {
 /// Register a job and wait until the worker has finished its eval, so the job's status
 /// (and index) no longer moves under the test.
 pub(crate) async fn register(app: &Router, id: &str) -> Reply {
-    let r = call(app, "PUT", "/v1/jobs", &job_body(id)).await;
+    register_body(app, id, &job_body(id)).await
+}
+
+/// [`register`] with the job's own register body.
+pub(crate) async fn register_body(app: &Router, id: &str, body: &str) -> Reply {
+    let r = call(app, "PUT", "/v1/jobs", body).await;
     assert_eq!(r.status, StatusCode::OK, "register {id}: {}", r.text());
     let eval_id = r.json()["EvalID"].as_str().unwrap_or_default().to_string();
     let mut index = 0;

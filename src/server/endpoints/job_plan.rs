@@ -2,11 +2,10 @@
 //! report what it would do without committing anything.
 //!
 //! The copy is the state store's own snapshot (cheap to clone, never written back), so the
-//! scheduler sees exactly what a worker would. The answer carries the diff against the stored
-//! job, annotated with the plan's per-group counts, the groups that could not be placed, and
-//! the job modify index a following `job run -check-index` must match.
-
-use std::sync::Arc;
+//! scheduler sees exactly what a worker would. The answer carries the scheduler's plan
+//! annotations (per-group counts and the allocs it would preempt), the diff against the stored
+//! job annotated with those counts, the groups that could not be placed, and the job modify
+//! index a following `job run -check-index` must match.
 
 use super::job::{check, spec_changed};
 use crate::api::*;
@@ -69,17 +68,13 @@ fn dry_run(
     let result = scheduler::process_eval(&eval, &view, SchedulerContext { now, seed })
         .map_err(|e| ServerError::BadRequest(e.to_string()))?;
 
-    let planned = view
-        .job_by_id(&job.namespace, &job.id)
-        .unwrap_or_else(|| Arc::new(job.clone()));
-    let existing_allocs = view.allocs_for_job(&job.namespace, &job.id);
-    let failed = result.eval.failed_tg_allocs.clone();
-    let updates =
-        annotate::desired_updates(&planned, &result.plan, &existing_allocs, failed.as_ref());
+    // The scheduler's own annotations, as a worker would record them on the eval.
+    let annotations = result.eval.plan_annotations.unwrap_or_default();
+    let failed = result.eval.failed_tg_allocs;
     let job_diff = if want_diff {
         let mut d = diff::job_diff(existing.as_deref(), Some(&job), true)
             .map_err(|e| ServerError::BadRequest(format!("failed to create job diff: {e}")))?;
-        annotate::annotate(&mut d, &updates);
+        annotate::annotate(&mut d, &annotations.desired_tg_updates);
         Some(d)
     } else {
         None
@@ -91,10 +86,7 @@ fn dry_run(
         .collect();
     let next_periodic_launch = next_launch(&job, now)?;
     Ok(JobPlanResponse {
-        annotations: Some(PlanAnnotations {
-            desired_tg_updates: updates,
-            preempted_allocs: None,
-        }),
+        annotations: Some(annotations),
         created_evals: (!created.is_empty()).then_some(created),
         diff: job_diff,
         failed_tg_allocs: failed.filter(|f| !f.is_empty()),

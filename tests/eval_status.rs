@@ -1,0 +1,56 @@
+//! `nomad eval status` against the real agent: the plan annotations the scheduler recorded on
+//! the eval it finished, in Nomad's layout.
+
+use std::time::Duration;
+
+use crate::harness::*;
+
+const JOB: &str = r#"job "example" {
+  group "web" {
+    count = 2
+    task "server" {
+      driver = "mock_driver"
+      config {
+        run_for = "1000s"
+      }
+      resources {
+        cpu    = 20
+        memory = 20
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn eval_status_prints_the_plan_annotations_the_scheduler_recorded() {
+    let agent = Agent::dev();
+    agent.run_detached("example.hcl", JOB);
+    let eval_id = wait_until(Duration::from_secs(30), "register eval complete", || {
+        let evals = agent.get("/v1/job/example/evaluations");
+        let eval = evals
+            .as_array()?
+            .iter()
+            .find(|e| e["TriggeredBy"] == "job-register" && e["Status"] == "complete")?;
+        eval["ID"].as_str().map(str::to_string)
+    });
+
+    let eval = agent.get(&format!("/v1/evaluation/{eval_id}"));
+    let web = &eval["PlanAnnotations"]["DesiredTGUpdates"]["web"];
+    assert_eq!(web.as_object().map(|o| o.len()), Some(12), "{eval}");
+    assert_eq!(web["Place"], 2, "{eval}");
+
+    let out = agent.nomad(&["eval", "status", &eval_id]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "\n\nPlan Annotations\n\
+             Task Group  Ignore  Place  Stop  InPlace  Destructive\n\
+             web         0       2      0     0        0\n\
+             \nPlaced Allocations\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Preempted Allocations"), "{text}");
+}

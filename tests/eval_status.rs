@@ -5,27 +5,10 @@ use std::time::Duration;
 
 use crate::harness::*;
 
-const JOB: &str = r#"job "example" {
-  group "web" {
-    count = 2
-    task "server" {
-      driver = "mock_driver"
-      config {
-        run_for = "1000s"
-      }
-      resources {
-        cpu    = 20
-        memory = 20
-      }
-    }
-  }
-}
-"#;
-
 #[test]
 fn eval_status_prints_the_plan_annotations_the_scheduler_recorded() {
     let agent = Agent::dev();
-    agent.run_detached("example.hcl", JOB);
+    agent.run_detached("example.hcl", mock_job("example", 2));
     let eval_id = wait_until(Duration::from_secs(30), "register eval complete", || {
         let evals = agent.get("/v1/job/example/evaluations");
         let eval = evals

@@ -3,27 +3,11 @@
 
 use crate::harness::*;
 
-const JOB: &str = r#"job "tmpl" {
-  group "web" {
-    task "server" {
-      driver = "mock_driver"
-      config {
-        run_for = "1000s"
-      }
-      resources {
-        cpu    = 20
-        memory = 20
-      }
-    }
-  }
-}
-"#;
-
 #[test]
 fn templates_format_the_json_objects_and_bad_ones_exit_1() {
     let agent = Agent::dev();
     let path = agent.path("tmpl.hcl");
-    std::fs::write(&path, JOB).expect("write job");
+    std::fs::write(&path, mock_job("tmpl", 1)).expect("write job");
     let path = path.to_str().expect("utf-8 path").to_string();
     assert_exit(&agent.nomad(&["job", "run", &path]), 0);
 

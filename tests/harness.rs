@@ -277,6 +277,33 @@ fn kill_processes_under(dir: &Path) {
 }
 
 /// A minimal blocking HTTP/1.1 client (no async runtime in tests): (status, body).
+/// A service job `name` of one group "web" (`count` allocs; the line is left out for 1) with
+/// one `mock_driver` task "server" that runs for 1,000 s on 20 MHz and 20 MB.
+pub fn mock_job(name: &str, count: u32) -> String {
+    let count = if count == 1 {
+        String::new()
+    } else {
+        format!("    count = {count}\n")
+    };
+    format!(
+        r#"job "{name}" {{
+  group "web" {{
+{count}    task "server" {{
+      driver = "mock_driver"
+      config {{
+        run_for = "1000s"
+      }}
+      resources {{
+        cpu    = 20
+        memory = 20
+      }}
+    }}
+  }}
+}}
+"#
+    )
+}
+
 pub fn http(method: &str, url: &str, body: Option<&str>) -> std::io::Result<(u16, String)> {
     http_with_headers(method, url, body).map(|(code, _, body)| (code, body))
 }

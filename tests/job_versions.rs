@@ -6,24 +6,8 @@ use serde_json::Value;
 
 use crate::harness::*;
 
-const JOB: &str = r#"job "versions" {
-  group "web" {
-    task "server" {
-      driver = "mock_driver"
-      config {
-        run_for = "1000s"
-      }
-      resources {
-        cpu    = 20
-        memory = 20
-      }
-    }
-  }
-}
-"#;
-
 fn run_job(agent: &Agent) {
-    run_spec(agent, JOB);
+    run_spec(agent, &mock_job("versions", 1));
 }
 
 fn run_spec(agent: &Agent, spec: &str) {
@@ -227,7 +211,7 @@ fn job_history_p_prints_what_changed_in_each_version() {
     let agent = Agent::dev();
     run_job(&agent);
     // Version 1: two instances and a new env var.
-    let changed = JOB
+    let changed = mock_job("versions", 1)
         .replace("group \"web\" {\n", "group \"web\" {\n    count = 2\n")
         .replace(
             "driver = \"mock_driver\"\n",

@@ -11,24 +11,27 @@ use crate::api::{Allocation, ReschedulePolicy, HOUR, JOB_TYPE_SERVICE, MINUTE, S
 /// Nomad's `rescheduleWindowSize`: failures due within this window are replaced now.
 pub const RESCHEDULE_WINDOW: i64 = SECOND;
 
-/// (reschedule time, delay) of each earlier event in the alloc's tracker, oldest first.
-fn events(alloc: &Allocation) -> Vec<(i64, i64)> {
+/// The events of the alloc's reschedule tracker, oldest first.
+fn tracker_events(alloc: &Allocation) -> impl Iterator<Item = &Value> {
     alloc
         .reschedule_tracker
         .as_ref()
         .and_then(|t| t.get("Events"))
         .and_then(Value::as_array)
-        .map(|evs| {
-            evs.iter()
-                .map(|e| {
-                    (
-                        e.get("RescheduleTime").and_then(Value::as_i64).unwrap_or(0),
-                        e.get("Delay").and_then(Value::as_i64).unwrap_or(0),
-                    )
-                })
-                .collect()
+        .into_iter()
+        .flatten()
+}
+
+/// (reschedule time, delay) of each earlier event in the alloc's tracker, oldest first.
+fn events(alloc: &Allocation) -> Vec<(i64, i64)> {
+    tracker_events(alloc)
+        .map(|e| {
+            (
+                e.get("RescheduleTime").and_then(Value::as_i64).unwrap_or(0),
+                e.get("Delay").and_then(Value::as_i64).unwrap_or(0),
+            )
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// When the alloc last changed on the client: the latest task finish, else its modify time.
@@ -104,17 +107,9 @@ pub fn default_reschedule_policy(job_type: &str) -> ReschedulePolicy {
 
 /// Reschedule times (Unix nanos) recorded in an alloc's tracker.
 fn reschedule_times(alloc: &Allocation) -> Vec<i64> {
-    alloc
-        .reschedule_tracker
-        .as_ref()
-        .and_then(|t| t.get("Events"))
-        .and_then(Value::as_array)
-        .map(|evs| {
-            evs.iter()
-                .filter_map(|e| e.get("RescheduleTime").and_then(Value::as_i64))
-                .collect()
-        })
-        .unwrap_or_default()
+    tracker_events(alloc)
+        .filter_map(|e| e.get("RescheduleTime").and_then(Value::as_i64))
+        .collect()
 }
 
 pub fn may_reschedule(alloc: &Allocation, policy: &ReschedulePolicy, now: i64) -> bool {

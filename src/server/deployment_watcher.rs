@@ -426,6 +426,96 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_deployment_is_skipped_until_its_allocs_change_or_a_timer_is_due() {
+        use crate::api::{Deployment, ALLOC_DESIRED_RUN, JOB_TYPE_SERVICE};
+        use crate::server::fsm::{Command, Fsm};
+        use crate::server::state::StateStore;
+
+        let s = SECOND;
+        let store = StateStore::new();
+        let template = alloc_with("running", false, 5 * s, "running");
+        let job = Job {
+            id: "web".into(),
+            name: "web".into(),
+            namespace: "default".into(),
+            r#type: JOB_TYPE_SERVICE.into(),
+            ..template.job.as_deref().cloned().unwrap_or_default()
+        };
+        store.apply(
+            1,
+            &Command::JobRegister {
+                job,
+                eval: None,
+                submit_time: 1,
+            },
+        );
+        let job = store.snapshot().job_by_id("default", "web").expect("job");
+        let placed = Allocation {
+            id: "a1".into(),
+            namespace: "default".into(),
+            job_id: "web".into(),
+            node_id: "n1".into(),
+            deployment_id: "d1".into(),
+            desired_status: ALLOC_DESIRED_RUN.into(),
+            ..template
+        };
+        store.apply(
+            2,
+            &Command::ApplyPlan {
+                job: Some(job),
+                stopped: Vec::new(),
+                placed: vec![Arc::new(placed.clone())],
+                evals: Vec::new(),
+                time: 1,
+                deployment: Some(Deployment {
+                    id: "d1".into(),
+                    namespace: "default".into(),
+                    job_id: "web".into(),
+                    status: DEPLOYMENT_STATUS_RUNNING.into(),
+                    ..Default::default()
+                }),
+                deployment_updates: Vec::new(),
+            },
+        );
+        let snap = store.snapshot();
+        let d = snap.deployment_by_id("d1").expect("deployment");
+        let dec = decide(&snap, &d, 6 * s);
+        assert!(dec.idle(), "{dec:?}");
+        assert_eq!(dec.recheck_at, Some(15 * s), "when min_healthy_time is up");
+
+        let allocs = snap.job_allocs_version("default", "web");
+        let mut idle = IdleDeployments::default();
+        idle.0.insert(
+            "d1".into(),
+            Idle {
+                deployment: d.clone(),
+                allocs: allocs.clone(),
+                recheck_at: dec.recheck_at,
+            },
+        );
+        assert!(idle.unchanged(&d, &allocs, 14 * s));
+        assert!(!idle.unchanged(&d, &allocs, 15 * s), "the timer is due");
+        assert_eq!(decide(&snap, &d, 15 * s).healthy, vec!["a1".to_string()]);
+
+        // A client update of one of the job's allocs is a change, whatever the time.
+        store.apply(
+            3,
+            &Command::AllocClientUpdate {
+                allocs: vec![Allocation {
+                    client_status: "failed".into(),
+                    ..placed
+                }],
+                evals: Vec::new(),
+                time: 7 * s,
+            },
+        );
+        let changed = store.snapshot().job_allocs_version("default", "web");
+        assert!(!idle.unchanged(&d, &changed, 8 * s));
+        assert!(!changed.same(&allocs));
+        assert!(allocs.same(&snap.job_allocs_version("default", "web")));
+    }
+
+    #[test]
     fn undecided_health_says_when_a_timer_can_decide_it() {
         let s = SECOND;
         let running = alloc_with("running", false, 5 * s, "running");

@@ -1,5 +1,5 @@
 //! `nomad eval status` against the real agent: the plan annotations the scheduler recorded on
-//! the eval it finished, in Nomad's layout.
+//! the eval it finished and the evals linked to it, in Nomad's layout.
 
 use std::time::Duration;
 
@@ -36,4 +36,40 @@ fn eval_status_prints_the_plan_annotations_the_scheduler_recorded() {
         "{text}"
     );
     assert!(!text.contains("Preempted Allocations"), "{text}");
+    assert!(!text.contains("Related Evaluations"), "{text}");
+}
+
+#[test]
+fn eval_status_lists_the_blocked_eval_a_failed_placement_left_as_related() {
+    let agent = Agent::dev();
+    // More memory than the dev node has: the register eval blocks the rest.
+    agent.run_detached(
+        "example.hcl",
+        JOB.replace("memory = 20", "memory = 100000000"),
+    );
+    let (eval_id, blocked_id) =
+        wait_until(Duration::from_secs(30), "register eval blocked", || {
+            let evals = agent.get("/v1/job/example/evaluations");
+            let eval = evals.as_array()?.iter().find(|e| {
+                e["TriggeredBy"] == "job-register" && e["BlockedEval"].as_str().is_some()
+            })?;
+            Some((
+                eval["ID"].as_str()?.to_string(),
+                eval["BlockedEval"].as_str()?.to_string(),
+            ))
+        });
+
+    let out = agent.nomad(&["eval", "status", &eval_id]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let short = blocked_id.get(..8).unwrap_or_default();
+    assert!(
+        text.contains(&format!(
+            "\n\nRelated Evaluations\n\
+             ID        Priority  Triggered By   Node ID  Status   Description\n\
+             {short}  50        queued-allocs  <none>   blocked  \
+             created to place remaining allocations\n"
+        )),
+        "{text}"
+    );
 }

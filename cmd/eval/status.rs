@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, Context as _};
-use nomad::api::{AllocListStub, DesiredUpdates, Evaluation};
+use nomad::api::{AllocListStub, DesiredUpdates, Evaluation, EvaluationStub};
 
 use crate::job::status::eval_failure_status;
 use crate::meta::{self, GlobalArgs};
@@ -157,8 +157,8 @@ fn format_eval(
 }
 
 /// What `eval status` prints (Nomad's `formatEvalStatus`), times relative to `now`: the
-/// evaluation, its plan annotations and the allocs it would preempt, what it placed, and
-/// what it failed to place.
+/// evaluation, the evals linked to it, its plan annotations and the allocs it would preempt,
+/// what it placed, and what it failed to place.
 pub fn eval_status_text(
     eval: &Evaluation,
     placed: &[AllocListStub],
@@ -167,6 +167,10 @@ pub fn eval_status_text(
     now: i64,
 ) -> String {
     let mut sections = vec![format_kv(&basic_rows(eval, verbose, length, now))];
+    if !eval.related_evals.is_empty() {
+        let table = related_evals(&eval.related_evals, length);
+        sections.push(format!("\nRelated Evaluations\n{table}"));
+    }
     if let Some(annotations) = &eval.plan_annotations {
         if let Some(table) = plan_annotations(&annotations.desired_tg_updates, verbose) {
             sections.push(format!("\nPlan Annotations\n{table}"));
@@ -204,6 +208,23 @@ pub fn eval_status_text(
         }
     }
     sections.join("\n")
+}
+
+/// Nomad's `formatRelatedEvalStubs`: IDs and node IDs cut to `length`, empty cells `<none>`.
+pub fn related_evals(stubs: &[EvaluationStub], length: usize) -> String {
+    let mut rows = vec!["ID|Priority|Triggered By|Node ID|Status|Description".to_string()];
+    for e in stubs {
+        rows.push(format!(
+            "{}|{}|{}|{}|{}|{}",
+            limit(&e.id, length),
+            e.priority,
+            e.triggered_by,
+            limit(&e.node_id, length),
+            e.status,
+            e.status_description
+        ));
+    }
+    format_list(&rows)
 }
 
 /// Nomad's `formatPreemptedAllocListStubs`: unlike the placed allocs, the preempted ones may
@@ -369,6 +390,52 @@ Preempted Allocations
 ID        Job ID   Node ID   Task Group  Version  Desired  Status    Created  Modified
 0b6c0f3e  another  9d1a6d34  db          3        evict    complete  10m ago  2s ago";
         assert!(got.ends_with(want), "{got}");
+    }
+
+    #[test]
+    fn related_evaluations_come_between_the_eval_and_its_plan_annotations() {
+        let blocked = EvaluationStub {
+            id: "6a7c1b7e-3f2d-4c55-9e0a-2b1f4d8c9e01".into(),
+            priority: 50,
+            triggered_by: "queued-allocs".into(),
+            status: "blocked".into(),
+            status_description: "created to place remaining allocations".into(),
+            ..Default::default()
+        };
+        let node_update = EvaluationStub {
+            id: "c0ffee00-1111-4222-8333-444455556666".into(),
+            priority: 70,
+            triggered_by: "node-update".into(),
+            node_id: "9d1a6d34-1f0e-4a1c-8c5e-2c3b4a5d6e7f".into(),
+            status: "complete".into(),
+            ..Default::default()
+        };
+        let eval = Evaluation {
+            blocked_eval: blocked.id.clone(),
+            related_evals: vec![blocked, node_update],
+            ..recorded_eval()
+        };
+        let got = eval_status_text(&eval, &[], false, SHORT_ID, NOW);
+        let want = "\
+Blocked Eval       = 6a7c1b7e
+
+Related Evaluations
+ID        Priority  Triggered By   Node ID   Status    Description
+6a7c1b7e  50        queued-allocs  <none>    blocked   created to place remaining allocations
+c0ffee00  70        node-update    9d1a6d34  complete  <none>
+
+Plan Annotations
+";
+        assert!(got.contains(want), "{got}");
+
+        // -verbose keeps the IDs whole.
+        let got = eval_status_text(&eval, &[], true, FULL_ID, NOW);
+        let want = "\
+ID                                    Priority  Triggered By   Node ID                               Status    Description
+6a7c1b7e-3f2d-4c55-9e0a-2b1f4d8c9e01  50        queued-allocs  <none>                                blocked   created to place remaining allocations
+c0ffee00-1111-4222-8333-444455556666  70        node-update    9d1a6d34-1f0e-4a1c-8c5e-2c3b4a5d6e7f  complete  <none>
+";
+        assert!(got.contains(want), "{got}");
     }
 
     #[test]

@@ -871,12 +871,16 @@ impl Client {
         })
     }
 
+    /// One eval with its `RelatedEvals`: Nomad's `Evaluations().Info` always asks
+    /// `related=true`.
     pub async fn evaluation(
         &self,
         id: &str,
         q: Option<&QueryOptions>,
     ) -> Result<(Evaluation, QueryMeta)> {
-        self.query(&format!("/v1/evaluation/{}", escape(id)), q)
+        let mut q = q.cloned().unwrap_or_default();
+        q.params.push(("related".into(), "true".into()));
+        self.query(&format!("/v1/evaluation/{}", escape(id)), Some(&q))
             .await
     }
 

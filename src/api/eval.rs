@@ -72,6 +72,10 @@ pub struct Evaluation {
     pub priority: i32,
     #[serde(skip_serializing_if = "super::omit::empty")]
     pub queued_allocations: Option<BTreeMap<String, i64>>,
+    /// Every eval linked to this one through next, previous and blocked evals, transitively;
+    /// filled only for `GET /v1/evaluation/:id?related=true`, never stored.
+    #[serde(skip_serializing_if = "super::omit::empty")]
+    pub related_evals: Vec<EvaluationStub>,
     #[serde(skip_serializing_if = "super::omit::empty")]
     pub snapshot_index: u64,
     #[serde(skip_serializing_if = "super::omit::empty")]
@@ -99,6 +103,74 @@ impl Evaluation {
             self.status.as_str(),
             EVAL_STATUS_COMPLETE | EVAL_STATUS_FAILED | EVAL_STATUS_CANCELED
         )
+    }
+
+    /// The evals this one links to, in Nomad's order (next, previous, blocked), unset links
+    /// left out.
+    pub fn related_ids(&self) -> impl Iterator<Item = &str> {
+        [
+            self.next_eval.as_str(),
+            self.previous_eval.as_str(),
+            self.blocked_eval.as_str(),
+        ]
+        .into_iter()
+        .filter(|id| !id.is_empty())
+    }
+}
+
+/// An eval's summary as listed in another eval's `RelatedEvals`. Unlike `Evaluation`, Nomad's
+/// `EvaluationStub` is not an omitempty struct: every key is always written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct EvaluationStub {
+    pub blocked_eval: String,
+    pub create_index: u64,
+    pub create_time: i64,
+    #[serde(rename = "DeploymentID")]
+    pub deployment_id: String,
+    #[serde(rename = "ID")]
+    pub id: String,
+    #[serde(rename = "JobID")]
+    pub job_id: String,
+    pub modify_index: u64,
+    pub modify_time: i64,
+    pub namespace: String,
+    pub next_eval: String,
+    #[serde(rename = "NodeID")]
+    pub node_id: String,
+    pub previous_eval: String,
+    pub priority: i32,
+    pub status: String,
+    pub status_description: String,
+    pub triggered_by: String,
+    pub r#type: String,
+    /// Unix nanoseconds; JSON: RFC 3339, Go's zero time when the eval is not delayed.
+    #[serde(with = "super::omit::unix_nanos_time")]
+    pub wait_until: i64,
+}
+
+impl EvaluationStub {
+    pub fn from_eval(e: &Evaluation) -> Self {
+        EvaluationStub {
+            blocked_eval: e.blocked_eval.clone(),
+            create_index: e.create_index,
+            create_time: e.create_time,
+            deployment_id: e.deployment_id.clone(),
+            id: e.id.clone(),
+            job_id: e.job_id.clone(),
+            modify_index: e.modify_index,
+            modify_time: e.modify_time,
+            namespace: e.namespace.clone(),
+            next_eval: e.next_eval.clone(),
+            node_id: e.node_id.clone(),
+            previous_eval: e.previous_eval.clone(),
+            priority: e.priority,
+            status: e.status.clone(),
+            status_description: e.status_description.clone(),
+            triggered_by: e.triggered_by.clone(),
+            r#type: e.r#type.clone(),
+            wait_until: e.wait_until,
+        }
     }
 }
 
@@ -146,5 +218,38 @@ mod tests {
         // An eval no scheduler finished has no annotations, and no key for them.
         let pending = serde_json::to_value(Evaluation::default()).expect("json");
         assert!(pending.get("PlanAnnotations").is_none(), "{pending}");
+    }
+
+    #[test]
+    fn a_stub_writes_every_key_sorted_and_a_zero_wait_as_go_zero_time() {
+        let eval = Evaluation {
+            id: "e1".into(),
+            namespace: "default".into(),
+            priority: 50,
+            next_eval: "e2".into(),
+            ..Default::default()
+        };
+        let stub = EvaluationStub::from_eval(&eval);
+        // Nomad's JSON encoder writes struct fields sorted by name, empty ones included.
+        let want = concat!(
+            r#"{"BlockedEval":"","CreateIndex":0,"CreateTime":0,"DeploymentID":"","ID":"e1","#,
+            r#""JobID":"","ModifyIndex":0,"ModifyTime":0,"Namespace":"default","NextEval":"e2","#,
+            r#""NodeID":"","PreviousEval":"","Priority":50,"Status":"","StatusDescription":"","#,
+            r#""TriggeredBy":"","Type":"","WaitUntil":"0001-01-01T00:00:00Z"}"#
+        );
+        assert_eq!(serde_json::to_string(&stub).expect("json"), want);
+        let back: EvaluationStub = serde_json::from_str(want).expect("read back");
+        assert_eq!(back, stub);
+    }
+
+    #[test]
+    fn related_ids_are_next_previous_blocked_without_the_unset_ones() {
+        let eval = Evaluation {
+            next_eval: "n".into(),
+            blocked_eval: "b".into(),
+            ..Default::default()
+        };
+        assert_eq!(eval.related_ids().collect::<Vec<_>>(), ["n", "b"]);
+        assert_eq!(Evaluation::default().related_ids().count(), 0);
     }
 }

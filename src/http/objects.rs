@@ -1,6 +1,8 @@
 //! `/v1/allocations`, `/v1/allocation/<id>`, `/v1/nodes`, `/v1/node/<id>[/allocations]`,
 //! `/v1/evaluations`, `/v1/evaluation/<id>[/allocations]`.
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -315,8 +317,19 @@ async fn eval_inner(
         .await?;
         return Ok(json(&stubs, req.pretty(), Some(meta)));
     }
+    // Nomad takes exactly `related=true`; any other value leaves the related evals out.
+    let related = req.get("related") == Some("true");
     let (meta, eval) = blocking(server, req, &[Table::Evals], |snap| {
-        let e = snap.eval_by_id(&rest);
+        let e = snap.eval_by_id(&rest).map(|e| {
+            if related {
+                // A copy: the stored eval never carries related evals.
+                let mut with_related = (*e).clone();
+                with_related.related_evals = snap.evals_related_to(&e.id);
+                Arc::new(with_related)
+            } else {
+                e
+            }
+        });
         let index = e
             .as_ref()
             .map(|e| e.modify_index)

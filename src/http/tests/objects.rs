@@ -249,3 +249,38 @@ async fn evaluations_list_filters_and_get() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_eval_lists_its_related_evals_only_when_asked() {
+    let server = start_server().await;
+    let app = app(Some(server.clone()), None);
+    let reg = register(&app, "example").await.json();
+    let eval_id = reg["EvalID"].as_str().expect("eval id").to_string();
+
+    // No nodes: the register eval completes and links the blocked eval it left behind.
+    let uri = format!("/v1/evaluation/{eval_id}");
+    let done = wait_json(&app, &uri, |v| v["BlockedEval"].is_string()).await;
+    let blocked_id = done["BlockedEval"].as_str().unwrap_or_default();
+    assert!(done.get("RelatedEvals").is_none(), "{done}");
+
+    let related = get(&app, &format!("{uri}?related=true")).await.json();
+    let stubs = related["RelatedEvals"].as_array().expect("RelatedEvals");
+    assert_eq!(stubs.len(), 1, "{related}");
+    let stub = &stubs[0];
+    assert_eq!(stub["ID"], blocked_id);
+    assert_eq!(stub["PreviousEval"], eval_id.as_str());
+    assert_eq!(stub["Status"], "blocked");
+    // A stub keeps its empty keys, unlike the eval itself.
+    assert_eq!(stub["NextEval"], "");
+    assert_eq!(stub["WaitUntil"], "0001-01-01T00:00:00Z");
+
+    // From the blocked eval the walk leads back to the register eval.
+    let back = get(&app, &format!("/v1/evaluation/{blocked_id}?related=true"))
+        .await
+        .json();
+    assert_eq!(back["RelatedEvals"][0]["ID"], eval_id.as_str());
+    // Only the exact value `true` asks for them, as Nomad parses it.
+    let other = get(&app, &format!("{uri}?related=1")).await.json();
+    assert!(other.get("RelatedEvals").is_none(), "{other}");
+    server.shutdown().await;
+}

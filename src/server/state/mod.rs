@@ -14,6 +14,7 @@ mod deployments;
 mod gc;
 mod nodes;
 mod persist;
+mod related;
 mod scaling;
 mod sched_config;
 mod services;

@@ -45,7 +45,7 @@ fn eval_status_lists_the_blocked_eval_a_failed_placement_left_as_related() {
     // More memory than the dev node has: the register eval blocks the rest.
     agent.run_detached(
         "example.hcl",
-        JOB.replace("memory = 20", "memory = 100000000"),
+        mock_job("example", 2).replace("memory = 20", "memory = 100000000"),
     );
     let (eval_id, blocked_id) =
         wait_until(Duration::from_secs(30), "register eval blocked", || {

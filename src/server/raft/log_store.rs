@@ -13,6 +13,10 @@
 //! replication's) without decoding, until an entry is both durable and applied. Older
 //! entries are read from redb.
 //!
+//! Entries are stored as their JSON, Snappy-compressed behind a marker byte once they are
+//! 512 bytes or more (a plan's allocs repeat the same keys and values, so the log writes and
+//! fsyncs several times less); entries of older logs, plain JSON, still read.
+//!
 //! This module owns the redb file and nothing else; snapshots live in `state_machine.rs`.
 
 // `StorageError<u64>` is the error type openraft's storage traits fix; it is large, and boxing

@@ -14,7 +14,7 @@
 //! sees the check results) and reports `DeploymentStatus.Healthy`, which is respected as
 //! is; with `manual` the operator does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,9 +45,9 @@ pub(crate) async fn run(server: Server) {
         }
         let snap = server.state().snapshot();
         let deployments = snap.deployments(None);
-        idle.0
-            .retain(|id, _| deployments.iter().any(|d| &d.id == id));
-        for d in deployments {
+        let live: HashSet<&str> = deployments.iter().map(|d| d.id.as_str()).collect();
+        idle.0.retain(|id, _| live.contains(id.as_str()));
+        for d in &deployments {
             // A paused deployment still learns its allocs' health (Nomad's clients keep
             // reporting it); it only stops moving on.
             if d.status != DEPLOYMENT_STATUS_RUNNING && d.status != DEPLOYMENT_STATUS_PAUSED {
@@ -55,27 +55,24 @@ pub(crate) async fn run(server: Server) {
             }
             let now = now_nanos();
             let allocs = snap.job_allocs_version(&d.namespace, &d.job_id);
-            if idle.unchanged(&d, &allocs, now) {
+            if idle.unchanged(d, &allocs, now) {
                 continue;
             }
-            match watch_one(&server, &snap, &d, now).await {
-                Ok(Some(recheck_at)) => {
-                    idle.0.insert(
-                        d.id.clone(),
-                        Idle {
-                            deployment: d,
-                            allocs,
-                            recheck_at,
-                        },
-                    );
-                }
-                Ok(None) => {
-                    idle.0.remove(&d.id);
-                }
-                Err(e) => {
-                    idle.0.remove(&d.id);
-                    tracing::warn!(deployment = %d.id, error = %e, "deployment watcher");
-                }
+            let dec = decide(&snap, d, now);
+            if dec.idle() {
+                idle.0.insert(
+                    d.id.clone(),
+                    Idle {
+                        deployment: d.clone(),
+                        allocs,
+                        recheck_at: dec.recheck_at,
+                    },
+                );
+                continue;
+            }
+            idle.0.remove(&d.id);
+            if let Err(e) = act(&server, d, dec, now).await {
+                tracing::warn!(deployment = %d.id, error = %e, "deployment watcher");
             }
         }
     }
@@ -125,23 +122,20 @@ impl Decision {
             && !self.auto_promote
     }
 
-    fn recheck_at(&mut self, t: i64) {
+    /// Moves `recheck_at` to `t` if that is sooner.
+    fn recheck_by(&mut self, t: i64) {
         self.recheck_at = Some(self.recheck_at.map_or(t, |r| r.min(t)));
     }
 }
 
-/// Decides for one deployment and acts on it. `Ok(Some(recheck_at))` when there was nothing to
-/// do (see [`Decision::recheck_at`]), `Ok(None)` when it acted.
-async fn watch_one(
+/// Carries out a decision that is not idle: health, failure on a missed deadline, or
+/// auto-promotion.
+async fn act(
     server: &Server,
-    snap: &StateSnapshot,
     d: &Deployment,
+    dec: Decision,
     now: i64,
-) -> Result<Option<Option<i64>>, super::endpoints::deployment::DeploymentError> {
-    let dec = decide(snap, d, now);
-    if dec.idle() {
-        return Ok(Some(dec.recheck_at));
-    }
+) -> Result<(), super::endpoints::deployment::DeploymentError> {
     if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() {
         set_alloc_health(
             server,
@@ -175,7 +169,7 @@ async fn watch_one(
     } else if dec.auto_promote {
         promote(server, &d.id, Vec::new()).await?;
     }
-    Ok(None)
+    Ok(())
 }
 
 /// Pure decision for one running deployment at `now`.
@@ -196,7 +190,7 @@ pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision
             None => {}
         }
         if let Some(t) = health.recheck_at {
-            dec.recheck_at(t);
+            dec.recheck_by(t);
         }
     }
     if !dec.healthy.is_empty() || !dec.unhealthy.is_empty() || d.status != DEPLOYMENT_STATUS_RUNNING
@@ -222,7 +216,7 @@ pub(crate) fn decide(snap: &StateSnapshot, d: &Deployment, now: i64) -> Decision
                 if by > 0 && now > by {
                     dec.deadline_missed = true;
                 } else if by > 0 {
-                    dec.recheck_at(by.saturating_add(1));
+                    dec.recheck_by(by.saturating_add(1));
                 }
             }
         }

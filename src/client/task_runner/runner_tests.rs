@@ -94,26 +94,44 @@ fn spawn(task: Task, driver: Arc<dyn Driver>) -> Run {
     alloc_dir.build().expect("alloc dir");
     let alloc = one_task_alloc(&task, "web-job", "batch");
     let changed = Arc::new(Notify::new());
-    let handle = TaskRunner::spawn(TaskRunnerParams {
-        alloc: Arc::new(alloc),
+    let handle = TaskRunner::spawn(test_params(
+        alloc,
         task,
-        node: Arc::new(Node::default()),
-        region: "global".into(),
-        alloc_dir: alloc_dir.clone(),
-        driver: Some(driver),
-        max_kill_timeout: Duration::from_secs(30),
-        state_changed: changed.clone(),
-        seed: 7,
-        state: None,
-        restored: None,
-        services: None,
-        start_gate: None,
-    });
+        &alloc_dir,
+        Some(driver),
+        changed.clone(),
+    ));
     Run {
         handle,
         changed,
         alloc_dir,
         _tmp: tmp,
+    }
+}
+
+/// A fresh task runner's parameters for tests: a default node in "global", nothing restored,
+/// no services, no start gate, a fixed seed.
+pub(super) fn test_params(
+    alloc: Allocation,
+    task: Task,
+    alloc_dir: &AllocDir,
+    driver: Option<Arc<dyn Driver>>,
+    changed: Arc<Notify>,
+) -> TaskRunnerParams {
+    TaskRunnerParams {
+        alloc: Arc::new(alloc),
+        task,
+        node: Arc::new(Node::default()),
+        region: "global".into(),
+        alloc_dir: alloc_dir.clone(),
+        driver,
+        max_kill_timeout: Duration::from_secs(30),
+        state_changed: changed,
+        seed: 7,
+        state: None,
+        restored: None,
+        services: None,
+        start_gate: None,
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::sync::{watch, Notify};
 
 use super::*;
-use crate::api::{ChangeScript, Node, Task, TaskState, WaitConfig};
+use crate::api::{ChangeScript, Task, TaskState, WaitConfig};
 use crate::client::alloc_dir::AllocDir;
 use crate::client::task_runner::{TaskRunner, TaskRunnerHandle, TaskRunnerParams};
 use crate::drivers::{DriverConfig, DriverRegistry};
@@ -129,19 +129,14 @@ fn spawn_with(
     let alloc = super::super::runner_tests::one_task_alloc(&task, "j", "service");
     let changed = Arc::new(Notify::new());
     let handle = TaskRunner::spawn(TaskRunnerParams {
-        alloc: Arc::new(alloc),
-        task,
-        node: Arc::new(Node::default()),
-        region: "global".into(),
-        alloc_dir: alloc_dir.clone(),
-        driver: DriverRegistry::from_config(&DriverConfig::dev()).get("mock_driver"),
-        max_kill_timeout: Duration::from_secs(30),
-        state_changed: changed.clone(),
-        seed: 7,
-        state: None,
-        restored: None,
         services: services.map(|s| s as Arc<dyn ServiceLookup>),
-        start_gate: None,
+        ..super::super::runner_tests::test_params(
+            alloc,
+            task,
+            &alloc_dir,
+            DriverRegistry::from_config(&DriverConfig::dev()).get("mock_driver"),
+            changed.clone(),
+        )
     });
     Run {
         handle,
